@@ -1,0 +1,59 @@
+"""The Flask application factory."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Flask
+
+from service import observability
+from service.engine.tables import table_for
+from service.problems import register_error_handlers
+from service.profiles import ProfileRegistry, load_profiles_file
+from service.views import api, ops
+
+__all__ = ["MAX_BODY_BYTES", "ServerState", "create_app"]
+
+#: Request bodies over this size are answered 413.
+MAX_BODY_BYTES = 1024 * 1024
+
+
+@dataclass
+class ServerState:
+    """What readiness reports: tables built (``ready``), shutting down (``draining``)."""
+
+    ready: bool = False
+    draining: bool = False
+
+
+def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
+    """Build the application.
+
+    :param test_config: settings overriding the defaults, e.g. ``{"PROFILES_FILE": path}``.
+        Without it ``PROFILES_FILE`` comes from the environment.
+    :return: the app, with every profile's evaluation table already built.
+    :raises service.profiles.ProfilesFileError: the operator's profiles file is invalid.
+    """
+    app = Flask(__name__)
+    app.config.from_mapping(
+        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        PROFILES_FILE=os.environ.get("PROFILES_FILE") or None,
+    )
+    if test_config is not None:
+        app.config.update(test_config)
+    state = ServerState()
+    app.extensions["gnau.state"] = state
+    path = app.config["PROFILES_FILE"]
+    registry = ProfileRegistry(load_profiles_file(path) if path else [])
+    app.extensions["gnau.profiles"] = registry
+    observability.install(app)
+    register_error_handlers(app)
+    app.register_blueprint(api)
+    app.register_blueprint(ops)
+    for profile in registry.values():
+        table_for(profile.rules)
+    state.ready = True
+    return app

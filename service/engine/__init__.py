@@ -1,0 +1,1 @@
+"""The Gnau engine: plain Python, no web framework (RULES.md is the specification)."""

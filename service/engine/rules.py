@@ -1,0 +1,375 @@
+"""Rule knobs, rules profiles and the built-in profiles (RULES.md section 7).
+
+A :class:`Rules` value is immutable data holding every knob; a :class:`Profile` is a
+named, described :class:`Rules`. Variants are data, never ``if profile == ...`` branches.
+
+>>> PROFILES["standard"].rules.ties
+'dealer'
+>>> PROFILES["niu-niu"].rules.ranking[:4]
+('five_small', 'bomb', 'five_dukes', 'four_dukes')
+>>> PROFILES["casino"].rules.payout("double_ox", None)
+3
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from enum import StrEnum
+from functools import cached_property
+from types import MappingProxyType
+from typing import Any, Literal
+
+__all__ = [
+    "CATEGORIES",
+    "KNOBS",
+    "PAYOUT_KEYS",
+    "PROFILES",
+    "Category",
+    "Profile",
+    "Rules",
+    "RulesError",
+    "apply_overrides",
+    "standard_rules",
+]
+
+
+class Category(StrEnum):
+    """A hand category; the value is the API name (RULES.md section 4)."""
+
+    FIVE_DUKES = "five_dukes"
+    FIVE_SMALL = "five_small"
+    BOMB = "bomb"
+    FOUR_DUKES = "four_dukes"
+    NGAU_TONKU = "ngau_tonku"
+    DOUBLE_OX = "double_ox"
+    SINGLE_OX = "single_ox"
+    NO_OX = "no_ox"
+
+
+#: The API names of the eight categories, in the standard order (RULES.md section 7).
+CATEGORIES: tuple[str, ...] = tuple(c.value for c in Category)
+
+#: Keys the ``payouts`` knob accepts: every category, and ``single_ox_0`` .. ``single_ox_9``.
+PAYOUT_KEYS: tuple[str, ...] = CATEGORIES + tuple(f"single_ox_{n}" for n in range(10))
+
+DoubleOxOrder = Literal["king_high", "ace_high"]
+TieRule = Literal["dealer", "push", "high_card"]
+SuitedBonus = Literal["none", "ox", "hand"]
+
+MAX_PAYOUT = 1_000_000
+MAX_SUITED_MULTIPLIER = 1_000
+
+
+def _frozen_payouts(payouts: Mapping[str, int]) -> Mapping[str, int]:
+    return MappingProxyType(dict(sorted(payouts.items())))
+
+
+_STANDARD_PAYOUTS: Mapping[str, int] = _frozen_payouts(
+    {
+        "no_ox": 0,
+        "single_ox": 1,
+        "double_ox": 2,
+        "ngau_tonku": 5,
+        "five_small": 10,
+        "five_dukes": 10,
+        # Off in the standard game; the house decision (README, "Rules decisions") is to
+        # pay them like the other whole-hand specials when a profile switches them on.
+        "bomb": 10,
+        "four_dukes": 10,
+    }
+)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Every rule knob of RULES.md section 7; the defaults are the ``standard`` profile.
+
+    Instances are immutable and hashable, so they can key caches. Build variants with
+    :func:`apply_overrides` (validated) or :func:`dataclasses.replace` (trusted input).
+
+    >>> Rules().payout("single_ox", 0), Rules().payout("ngau_tonku", None)
+    (1, 5)
+    >>> Rules().rank_of("no_ox"), Rules().rank_of("five_dukes")
+    (7, 0)
+    """
+
+    three_six_swap: bool = True
+    triple_ox: bool = True
+    tens_are_dukes: bool = False
+    five_dukes: bool = True
+    five_small: bool = True
+    five_small_max_points: int | None = None
+    ngau_tonku: bool = True
+    double_ox: bool = True
+    double_ox_order: DoubleOxOrder = "king_high"
+    three_six_pair: bool = False
+    bomb: bool = False
+    four_dukes: bool = False
+    ranking: tuple[str, ...] = CATEGORIES
+    ties: TieRule = "dealer"
+    payouts: Mapping[str, int] = field(default_factory=lambda: _STANDARD_PAYOUTS, hash=False)
+    suited_bonus: SuitedBonus = "none"
+    suited_multiplier: int = 2
+
+    def __hash__(self) -> int:
+        return hash(self.digest())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Rules) and self.as_dict() == other.as_dict()
+
+    def enabled(self, category: str) -> bool:
+        """Whether ``category`` (an API name) exists under these rules."""
+        if category in ("single_ox", "no_ox"):
+            return True
+        return bool(getattr(self, category))
+
+    def rank_of(self, category: str) -> int:
+        """The category's position in ``ranking``: 0 is the strongest."""
+        return self.ranking.index(category)
+
+    def payout(self, category: str, single_ox_points: int | None) -> int:
+        """The stake multiplier of a hand of ``category`` (RULES.md section 6), before any
+        suited bonus. ``single_ox_points`` (0..9) selects a ``single_ox_N`` override.
+        """
+        if category == "single_ox" and single_ox_points is not None:
+            specific = self.payouts.get(f"single_ox_{single_ox_points}")
+            if specific is not None:
+                return specific
+        return self.payouts[category]
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every knob as plain JSON-ready data (lists for tuples, a dict for payouts)."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "ranking":
+                value = list(value)
+            elif f.name == "payouts":
+                value = dict(value)
+            out[f.name] = value
+        return out
+
+    def digest(self) -> str:
+        """A stable digest of every knob: ``sha256:`` and 16 hex digits.
+
+        Equal rules give equal digests in every process and release of this service, so a
+        response that carries the digest stays auditable.
+
+        >>> Rules().digest() == Rules().digest() != Rules(ties="push").digest()
+        True
+        """
+        return self._digest
+
+    @cached_property
+    def _digest(self) -> str:
+        text = json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
+        return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+KNOBS: tuple[str, ...] = tuple(f.name for f in fields(Rules))
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A named rules profile.
+
+    :param name: the profile's name, e.g. ``'niu-niu'``.
+    :param description: one or two sentences for people choosing a profile.
+    :param rules: the knob values.
+    :param builtin: ``True`` for the profiles that ship with the service.
+    :param extends: for an operator-defined profile, the built-in profile it extends.
+    """
+
+    name: str
+    description: str
+    rules: Rules
+    builtin: bool = True
+    extends: str | None = None
+
+
+class RulesError(ValueError):
+    """Invalid knob overrides.
+
+    :ivar problems: ``(path, message)`` pairs; ``path`` is a list of keys from the
+        overrides object to the bad value, e.g. ``['payouts', 'single_ox']``.
+    """
+
+    def __init__(self, problems: list[tuple[list[str | int], str]]) -> None:
+        self.problems = problems
+        super().__init__(
+            "; ".join(f"{'.'.join(map(str, p)) or 'rules'}: {m}" for p, m in problems)
+        )
+
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "double_ox_order": ("king_high", "ace_high"),
+    "ties": ("dealer", "push", "high_card"),
+    "suited_bonus": ("none", "ox", "hand"),
+}
+_BOOLS = (
+    "three_six_swap",
+    "triple_ox",
+    "tens_are_dukes",
+    "five_dukes",
+    "five_small",
+    "ngau_tonku",
+    "double_ox",
+    "three_six_pair",
+    "bomb",
+    "four_dukes",
+)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def apply_overrides(base: Rules, overrides: Mapping[str, Any]) -> Rules:
+    """Apply knob overrides to ``base`` after checking every one of them.
+
+    :param base: the rules to start from (a profile's rules).
+    :param overrides: knob name to new value, as JSON data. ``payouts`` is merged into the
+        base's map key by key; ``ranking`` must list all eight categories with ``no_ox``
+        last; ``five_small_max_points`` is an integer 0..50 or ``None``.
+    :return: the new rules.
+    :raises RulesError: naming every unknown knob and bad value.
+
+    >>> apply_overrides(Rules(), {"ties": "push", "payouts": {"single_ox_0": 3}}).payout("single_ox", 0)
+    3
+    >>> apply_overrides(Rules(), {"ties": "coin_flip", "jokers": True})
+    Traceback (most recent call last):
+        ...
+    service.engine.rules.RulesError: ties: must be one of dealer, push, high_card; jokers: unknown knob
+    """
+    if not isinstance(overrides, Mapping):
+        raise RulesError([([], "must be an object of knob overrides")])
+    problems: list[tuple[list[str | int], str]] = []
+    changes: dict[str, Any] = {}
+    for knob, value in overrides.items():
+        if knob in _BOOLS:
+            if isinstance(value, bool):
+                changes[knob] = value
+            else:
+                problems.append(([knob], "must be true or false"))
+        elif knob in _CHOICES:
+            if isinstance(value, str) and value in _CHOICES[knob]:
+                changes[knob] = value
+            else:
+                problems.append(([knob], "must be one of " + ", ".join(_CHOICES[knob])))
+        elif knob == "five_small_max_points":
+            if value is None or (_is_int(value) and 0 <= value <= 50):
+                changes[knob] = value
+            else:
+                problems.append(([knob], "must be null or an integer from 0 to 50"))
+        elif knob == "suited_multiplier":
+            if _is_int(value) and 1 <= value <= MAX_SUITED_MULTIPLIER:
+                changes[knob] = value
+            else:
+                problems.append(([knob], f"must be an integer from 1 to {MAX_SUITED_MULTIPLIER}"))
+        elif knob == "ranking":
+            problem = _ranking_problem(value)
+            if problem is None:
+                changes[knob] = tuple(value)
+            else:
+                problems.append(([knob], problem))
+        elif knob == "payouts":
+            if not isinstance(value, Mapping):
+                problems.append(([knob], "must be an object of payout keys to integers"))
+                continue
+            merged = dict(base.payouts)
+            for key, amount in value.items():
+                if key not in PAYOUT_KEYS:
+                    problems.append(([knob, key], "unknown payout key; use a category or single_ox_0 .. single_ox_9"))
+                elif not (_is_int(amount) and 0 <= amount <= MAX_PAYOUT):
+                    problems.append(([knob, key], f"must be an integer from 0 to {MAX_PAYOUT}"))
+                else:
+                    merged[key] = amount
+            changes[knob] = _frozen_payouts(merged)
+        else:
+            problems.append(([knob], "unknown knob"))
+    if problems:
+        raise RulesError(problems)
+    return replace(base, **changes)
+
+
+def _ranking_problem(value: object) -> str | None:
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        return "must be a list of category names"
+    if sorted(value) != sorted(CATEGORIES):
+        return "must list each of the eight categories exactly once: " + ", ".join(CATEGORIES)
+    if value[-1] != "no_ox":
+        return "no_ox must be last"
+    return None
+
+
+def standard_rules() -> Rules:
+    """The ``standard`` profile's rules: the seeds' game (RULES.md section 7)."""
+    return Rules()
+
+
+def _builtin_profiles() -> dict[str, Profile]:
+    std = standard_rules()
+    casino = apply_overrides(
+        std,
+        {
+            "payouts": {
+                "single_ox": 1,
+                "double_ox": 3,
+                "ngau_tonku": 5,
+                "five_dukes": 7,
+                "five_small": 7,
+                "bomb": 7,
+                "four_dukes": 7,
+            }
+        },
+    )
+    tens = apply_overrides(std, {"tens_are_dukes": True})
+    liberal = apply_overrides(
+        std, {"tens_are_dukes": True, "three_six_pair": True, "suited_bonus": "ox"}
+    )
+    niu_payouts: dict[str, int] = {c: 5 for c in CATEGORIES}
+    niu_payouts.update({"no_ox": 1, "single_ox": 1, "single_ox_0": 3})
+    niu_payouts.update({f"single_ox_{n}": 2 for n in (7, 8, 9)})
+    niu_niu = apply_overrides(
+        std,
+        {
+            "three_six_swap": False,
+            "triple_ox": False,
+            "ngau_tonku": False,
+            "double_ox": False,
+            "bomb": True,
+            "four_dukes": True,
+            "five_small_max_points": 10,
+            "ranking": [
+                "five_small",
+                "bomb",
+                "five_dukes",
+                "four_dukes",
+                "ngau_tonku",
+                "double_ox",
+                "single_ox",
+                "no_ox",
+            ],
+            "ties": "high_card",
+            "payouts": niu_payouts,
+        },
+    )
+    profiles = [
+        Profile("standard", "The seeds' Malaysian Gnau: 3/6 swap, triple ox, Ngau Tonku, "
+                "Double-Ox; dealer takes ties; pays 1/2/5/10.", std),
+        Profile("casino", "Standard rules with the seeds' casino payout table: Single-Ox 1, "
+                "Double-Ox 3, Ngau Tonku 5, Five Dukes and Five Small 7.", casino),
+        Profile("tens-are-dukes", "Standard with tens counted as dukes (seeds, PS1).", tens),
+        Profile("liberal", "Standard with tens as dukes, 3-6 pairs as Double-Ox 6 and a 2x "
+                "bonus for a suited ox (seeds, PS2).", liberal),
+        Profile("niu-niu", "Chinese Niu Niu (Bull-Bull): no 3/6 swap, Bomb and Four Dukes, "
+                "Five Small up to 10 points, high-card ties, Bull-Bull pays 3x.", niu_niu),
+    ]
+    return {p.name: p for p in profiles}
+
+
+#: The built-in profiles by name (RULES.md section 7), read-only.
+PROFILES: Mapping[str, Profile] = MappingProxyType(_builtin_profiles())

@@ -1,0 +1,44 @@
+"""gunicorn's error and access logs as JSON lines (python-json-logger).
+
+The access line carries the request id the service echoed in ``X-Request-ID``.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any
+
+from gunicorn.glogging import Logger
+from pythonjsonlogger.json import JsonFormatter
+
+__all__ = ["JsonLogger"]
+
+
+class JsonLogger(Logger):  # type: ignore[misc]
+    """gunicorn ``logger_class`` writing one JSON object per line."""
+
+    def setup(self, cfg: Any) -> None:
+        super().setup(cfg)
+        formatter = JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s",
+                                  rename_fields={"levelname": "level", "asctime": "time"})
+        for log in (self.error_log, self.access_log):
+            for handler in log.handlers:
+                handler.setFormatter(formatter)
+
+    def access(self, resp: Any, req: Any, environ: dict[str, Any], request_time: timedelta) -> None:
+        if not (self.cfg.accesslog or self.cfg.logconfig or self.cfg.logconfig_dict or self.cfg.syslog):
+            return
+        headers = {k.lower(): v for k, v in (resp.headers or [])}
+        status = resp.status.split(None, 1)[0] if isinstance(resp.status, str) else str(resp.status)
+        self.access_log.log(logging.INFO, "request", extra={
+            "remote_addr": environ.get("REMOTE_ADDR", "-"),
+            "method": environ.get("REQUEST_METHOD"),
+            "path": environ.get("PATH_INFO"),
+            "query": environ.get("QUERY_STRING") or None,
+            "status": int(status) if status.isdigit() else status,
+            "bytes": getattr(resp, "sent", None),
+            "duration_ms": round(request_time.total_seconds() * 1000, 3),
+            "request_id": headers.get("x-request-id"),
+            "user_agent": environ.get("HTTP_USER_AGENT"),
+        })

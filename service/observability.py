@@ -1,0 +1,94 @@
+"""Request ids, Prometheus metrics and JSON logs.
+
+Metrics use prometheus_client; with ``PROMETHEUS_MULTIPROC_DIR`` set (gunicorn.conf.py
+sets it) every worker writes its samples there and ``/metrics`` aggregates them all.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import sys
+import time
+import uuid
+from collections import Counter as Tally
+from collections.abc import Sequence
+
+from flask import Flask, Response, g, request
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client import multiprocess as prometheus_multiprocess
+from pythonjsonlogger.json import JsonFormatter
+
+from service.engine.evaluate import Evaluation
+
+__all__ = ["configure_logging", "install"]
+
+REQUEST_ID_HEADER = "X-Request-ID"
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+
+REQUESTS = Counter("gnau_http_requests_total", "HTTP requests served, by route template, method and status.",
+                   ["route", "method", "status"])
+LATENCY = Histogram("gnau_http_request_duration_seconds", "Time to serve a request, by route template.",
+                    ["route", "method"],
+                    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0))
+EVALUATIONS = Counter("gnau_evaluations_total", "Hands evaluated, by profile and category.",
+                      ["profile", "category"])
+
+
+def configure_logging(level: str = "INFO") -> None:
+    """Send the service's logs to stderr as one JSON object per line."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s",
+                                       rename_fields={"levelname": "level", "asctime": "time"}))
+    root = logging.getLogger("service")
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+    root.propagate = False
+
+
+def observe_evaluations(profile: str, evaluations: Sequence[Evaluation]) -> None:
+    """Count evaluations by profile and category (one metric update per category)."""
+    for category, n in Tally(e.category for e in evaluations).items():
+        EVALUATIONS.labels(profile, category).inc(n)
+
+
+def metrics_response() -> Response:
+    """The Prometheus exposition of every worker's metrics."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        prometheus_multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        data = generate_latest(registry)
+    else:
+        data = generate_latest()
+    return Response(data, mimetype=CONTENT_TYPE_LATEST.split(";")[0],
+                    headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+
+def install(app: Flask) -> None:
+    """Request ids (accepted when valid, else generated), request metrics, ``/metrics``."""
+    app.extensions["gnau.observe"] = observe_evaluations
+
+    @app.before_request
+    def _start() -> None:
+        given = request.headers.get(REQUEST_ID_HEADER)
+        g.request_id = given if given is not None and _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def _finish(response: Response) -> Response:
+        response.headers[REQUEST_ID_HEADER] = g.get("request_id", "")
+        route = request.url_rule.rule if request.url_rule is not None else "unmatched"
+        REQUESTS.labels(route, request.method, str(response.status_code)).inc()
+        started = g.get("started")
+        if started is not None:
+            LATENCY.labels(route, request.method).observe(time.perf_counter() - started)
+        return response
+
+    app.add_url_rule("/metrics", "metrics", metrics_response, methods=["GET"])

@@ -1,0 +1,155 @@
+"""Problem details (RFC 9457) for every error the service returns.
+
+Every 4xx and 5xx answer is ``application/problem+json`` with ``type`` (a relative URI),
+``title``, ``status``, ``detail``, ``instance`` (the path) and ``request_id``; a 400 also
+lists every problem in ``errors``, each with a ``pointer`` into the body or the name of a
+query ``parameter``. No stack trace ever leaves the process.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import orjson
+from flask import Flask, g, request
+from werkzeug.exceptions import HTTPException
+from werkzeug.wrappers import Response
+
+__all__ = [
+    "ErrorItem",
+    "ProblemError",
+    "flatten_messages",
+    "pointer",
+    "problem_response",
+    "register_error_handlers",
+    "validation_problem",
+]
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+ErrorItem = dict[str, str]
+
+_log = logging.getLogger("service.errors")
+
+_TYPES: dict[int, tuple[str, str]] = {
+    400: ("/problems/bad-request", "Bad request"),
+    404: ("/problems/not-found", "Not found"),
+    405: ("/problems/method-not-allowed", "Method not allowed"),
+    406: ("/problems/not-acceptable", "Not acceptable"),
+    413: ("/problems/payload-too-large", "Payload too large"),
+    415: ("/problems/unsupported-media-type", "Unsupported media type"),
+    500: ("/problems/internal-error", "Internal server error"),
+    503: ("/problems/not-ready", "Service unavailable"),
+}
+
+
+class ProblemError(Exception):
+    """An error to answer as problem details.
+
+    :param status: the HTTP status.
+    :param type_: the problem type URI, e.g. ``/problems/validation-error``.
+    :param title: a short summary of the problem type.
+    :param detail: this occurrence, in a sentence.
+    :param errors: for a 400, every problem with its ``pointer`` or ``parameter``.
+    """
+
+    def __init__(self, status: int, type_: str, title: str, detail: str,
+                 errors: list[ErrorItem] | None = None) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.type = type_
+        self.title = title
+        self.detail = detail
+        self.errors = errors
+
+
+def pointer(*parts: object) -> str:
+    """A JSON pointer (RFC 6901) from path parts.
+
+    >>> pointer("players", 2, "hand", 0), pointer(), pointer("a/b", "~")
+    ('/players/2/hand/0', '', '/a~1b/~0')
+    """
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def flatten_messages(messages: Any, path: tuple[object, ...] = ()) -> list[ErrorItem]:
+    """Turn marshmallow's nested error messages into ``{"pointer", "detail"}`` items.
+
+    Keys ``_schema`` (marshmallow's) and ``_self`` (ours) name the container itself.
+
+    >>> flatten_messages({"hand": {0: ["bad card"], "_self": ["too short"]}, "x": ["Unknown field."]})
+    [{'pointer': '/hand/0', 'detail': 'bad card'}, {'pointer': '/hand', 'detail': 'too short'}, {'pointer': '/x', 'detail': 'Unknown field.'}]
+    """
+    out: list[ErrorItem] = []
+    if isinstance(messages, Mapping):
+        for key, value in messages.items():
+            sub = path if key in ("_schema", "_self") else (*path, key)
+            out.extend(flatten_messages(value, sub))
+    elif isinstance(messages, (list, tuple)):
+        for item in messages:
+            out.extend(flatten_messages(item, path))
+    else:
+        out.append({"pointer": pointer(*path), "detail": str(messages)})
+    return out
+
+
+def validation_problem(errors: Iterable[ErrorItem]) -> ProblemError:
+    """A 400 listing every problem."""
+    items = list(errors)
+    n = len(items)
+    detail = items[0]["detail"] if n == 1 else f"The request has {n} problems; see errors."
+    return ProblemError(400, "/problems/validation-error", "Invalid request", detail, items)
+
+
+def problem_response(status: int, detail: str, *, type_: str | None = None,
+                     title: str | None = None, errors: list[ErrorItem] | None = None,
+                     base: Response | None = None) -> Response:
+    """Build a problem-details response.
+
+    :param base: a response whose headers (e.g. ``Allow``) are kept.
+    """
+    default_type, default_title = _TYPES.get(status, (f"/problems/http-{status}", "Error"))
+    body: dict[str, Any] = {
+        "type": type_ or default_type,
+        "title": title or default_title,
+        "status": status,
+        "detail": detail,
+        "instance": request.path,
+        "request_id": g.get("request_id", ""),
+    }
+    if errors is not None:
+        body["errors"] = errors
+    response = base if base is not None else Response()
+    response.status_code = status
+    response.set_data(orjson.dumps(body))
+    response.mimetype = PROBLEM_MEDIA_TYPE
+    return response
+
+
+def register_error_handlers(app: Flask) -> None:
+    """Answer every error raised in ``app`` as problem details."""
+
+    @app.errorhandler(ProblemError)
+    def _api_problem(exc: ProblemError) -> Response:
+        return problem_response(exc.status, exc.detail, type_=exc.type, title=exc.title, errors=exc.errors)
+
+    @app.errorhandler(HTTPException)
+    def _http(exc: HTTPException) -> Response:
+        status = exc.code or 500
+        base = exc.get_response()  # keeps headers such as Allow on a 405
+        if status == 404:
+            detail = f"There is no resource at {request.path}."
+        elif status == 405:
+            allowed = base.headers.get("Allow", "")
+            detail = f"{request.method} is not allowed on {request.path}; allowed: {allowed}."
+        elif status == 413:
+            detail = "The request body is over the 1 MiB limit."
+        else:
+            detail = exc.description or exc.name
+        return problem_response(status, detail, base=base)
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception) -> Response:
+        _log.exception("unhandled error on %s %s", request.method, request.path)
+        return problem_response(500, "The server failed to handle the request; it has been logged.")

@@ -1,0 +1,120 @@
+"""The profile registry: the built-in profiles plus the operator's (``PROFILES_FILE``).
+
+The operator's file is YAML::
+
+    profiles:
+      house-aces:                       # name: lower case, digits and dashes
+        extends: standard               # a built-in profile
+        description: Aces top the Double-Ox order.
+        rules:                          # knob overrides (RULES.md section 7)
+          double_ox_order: ace_high
+
+It is read and validated once at start-up; any problem stops the server with a message
+naming the profile, the knob and the problem (:class:`ProfilesFileError`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from service.engine.rules import PROFILES, Profile, RulesError, apply_overrides
+
+__all__ = ["ProfileRegistry", "ProfilesFileError", "load_profiles_file"]
+
+NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
+_ENTRY_KEYS = {"extends", "description", "rules"}
+
+
+class ProfilesFileError(ValueError):
+    """The operator's profiles file is unreadable or invalid; the message says where."""
+
+
+class ProfileRegistry(Mapping[str, Profile]):
+    """Every profile the service knows, built-in first, by name (read-only mapping).
+
+    :param extra: operator-defined profiles, in file order.
+    :raises ProfilesFileError: an extra profile reuses a built-in name.
+    """
+
+    def __init__(self, extra: list[Profile] | None = None) -> None:
+        self._profiles: dict[str, Profile] = dict(PROFILES)
+        for profile in extra or []:
+            if profile.name in self._profiles:
+                raise ProfilesFileError(f"profile {profile.name!r}: the name is already taken")
+            self._profiles[profile.name] = profile
+
+    def __getitem__(self, name: str) -> Profile:
+        return self._profiles[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._profiles)
+
+    def __len__(self) -> int:
+        return len(self._profiles)
+
+
+def load_profiles_file(path: str | Path) -> list[Profile]:
+    """Read and validate an operator profiles file.
+
+    :param path: the YAML file.
+    :return: the profiles, in file order, each marked ``builtin=False`` and with
+        ``extends`` recorded.
+    :raises ProfilesFileError: the file cannot be read or parsed, or a profile is invalid;
+        the message names the file, the profile, the knob and the problem.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ProfilesFileError(f"{path}: cannot read the profiles file: {exc.strerror}") from exc
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ProfilesFileError(f"{path}: not valid YAML: {exc}") from exc
+    if not isinstance(data, dict) or set(data) != {"profiles"} or not isinstance(data["profiles"], dict):
+        raise ProfilesFileError(f"{path}: the file must hold one key, 'profiles', mapping names to profiles")
+    problems: list[str] = []
+    out: list[Profile] = []
+    for name, entry in data["profiles"].items():
+        try:
+            out.append(_profile(str(name), entry))
+        except ProfilesFileError as exc:
+            problems.append(str(exc))
+    if problems:
+        raise ProfilesFileError(f"{path}: " + "; ".join(problems))
+    return out
+
+
+def _profile(name: str, entry: Any) -> Profile:
+    where = f"profile {name!r}"
+    if not NAME_PATTERN.fullmatch(name):
+        raise ProfilesFileError(f"{where}: a name is 1-63 lower-case letters, digits and dashes")
+    if name in PROFILES:
+        raise ProfilesFileError(f"{where}: the name of a built-in profile cannot be reused")
+    if not isinstance(entry, dict):
+        raise ProfilesFileError(f"{where}: must be a mapping with extends, description and rules")
+    unknown = sorted(set(map(str, entry)) - _ENTRY_KEYS)
+    if unknown:
+        raise ProfilesFileError(f"{where}: unknown key(s) {', '.join(unknown)}; use extends, description, rules")
+    base_name = entry.get("extends")
+    if not isinstance(base_name, str) or base_name not in PROFILES:
+        raise ProfilesFileError(
+            f"{where}: extends must name a built-in profile ({', '.join(PROFILES)}), got {base_name!r}"
+        )
+    description = entry.get("description")
+    if not isinstance(description, str) or not description.strip():
+        raise ProfilesFileError(f"{where}: description must be a non-empty string")
+    overrides = entry.get("rules", {}) or {}
+    try:
+        rules = apply_overrides(PROFILES[base_name].rules, overrides)
+    except RulesError as exc:
+        details = "; ".join(
+            f"knob {'.'.join(map(str, p)) or 'rules'}: {m}" for p, m in exc.problems
+        )
+        raise ProfilesFileError(f"{where}: {details}") from exc
+    return Profile(name=name, description=description.strip(), rules=rules, builtin=False,
+                   extends=base_name)

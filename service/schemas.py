@@ -1,0 +1,396 @@
+"""marshmallow schemas: request bodies in, response bodies out (the shapes of openapi.yaml).
+
+Cards are parsed with the engine's notation table at the edge: a hand field loads to a
+tuple of card codes. :class:`HandsField` checks a whole list of hands in one pass (the
+batch path: 50,000 card strings), still naming every bad card by its JSON pointer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+from service.engine.cards import CARD_CODES, HAND_SIZE, duplicate_message, parse_card
+from service.engine.cards import CardError as _CardError
+from service.engine.rules import CATEGORIES, MAX_PAYOUT, MAX_SUITED_MULTIPLIER, PAYOUT_KEYS
+from service.engine.settle import MAX_STAKE
+from service.serialize import evaluation_dict
+
+__all__ = [
+    "BatchRequestSchema",
+    "EvaluationRequestSchema",
+    "RankingRequestSchema",
+    "SettlementRequestSchema",
+    "max_players",
+]
+
+MAX_DECKS = 8
+MAX_BATCH = 10_000
+MAX_RANKING = 1_000
+MAX_ID_LENGTH = 128
+
+
+def max_players(decks: int) -> int:
+    """How many players a table can seat besides the dealer: ``floor(52 * decks / 5) - 1``.
+
+    >>> max_players(1), max_players(8)
+    (9, 82)
+    """
+    return 52 * decks // HAND_SIZE - 1
+
+
+def _hand_codes(value: object) -> tuple[list[int | None], dict[Any, list[str]]]:
+    """Parse one hand: codes (``None`` where bad) and errors keyed by index or ``_self``."""
+    if not isinstance(value, list):
+        return [], {"_self": ["a hand must be a list of 5 cards"]}
+    errors: dict[Any, list[str]] = {}
+    codes: list[int | None] = []
+    for i, token in enumerate(value):
+        code = CARD_CODES.get(token) if isinstance(token, str) else None
+        if code is None:
+            try:
+                parse_card(token)
+            except _CardError as exc:
+                errors[i] = [str(exc)]
+        codes.append(code)
+    if len(value) != HAND_SIZE:
+        errors["_self"] = [f"a hand is exactly {HAND_SIZE} cards, got {len(value)}"]
+    return codes, errors
+
+
+class HandField(fields.Field[Any]):
+    """Five cards in any accepted notation, loaded as a list of card codes.
+
+    A hand with bad cards still loads its good ones (``None`` for the bad) as
+    ``valid_data``, so duplicate checks can run beside the card errors.
+    """
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None,
+                     **kwargs: Any) -> list[int | None]:
+        codes, errors = _hand_codes(value)
+        if errors:
+            raise ValidationError(errors, valid_data=codes)
+        return codes
+
+
+class HandsField(fields.Field[Any]):
+    """A list of hands, checked in one pass (the batch path)."""
+
+    def __init__(self, min_items: int, max_items: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.min_items = min_items
+        self.max_items = max_items
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None,
+                     **kwargs: Any) -> list[list[int | None]]:
+        if not isinstance(value, list):
+            raise ValidationError("must be a list of hands")
+        if not self.min_items <= len(value) <= self.max_items:
+            raise ValidationError(f"must hold {self.min_items} to {self.max_items:,} hands, got {len(value):,}")
+        out: list[list[int | None]] = []
+        errors: dict[Any, Any] = {}
+        get = CARD_CODES.get
+        for i, hand in enumerate(value):
+            # Fast path: a list of five known spellings.
+            if type(hand) is list and len(hand) == HAND_SIZE:
+                try:
+                    codes: list[int | None] = [get(t) for t in hand]
+                except TypeError:  # an unhashable token
+                    codes = [None]
+                if None not in codes:
+                    out.append(codes)
+                    continue
+            codes, hand_errors = _hand_codes(hand)
+            errors[i] = hand_errors
+            out.append(codes)
+        if errors:
+            raise ValidationError(errors, valid_data=out)
+        return out
+
+
+def _stake_field() -> fields.Integer:
+    return fields.Integer(required=True, strict=True,
+                          validate=validate.Range(1, MAX_STAKE, error=f"must be an integer from 1 to {MAX_STAKE}"))
+
+
+def _decks_field() -> fields.Integer:
+    return fields.Integer(strict=True, load_default=1,
+                          validate=validate.Range(1, MAX_DECKS, error=f"must be an integer from 1 to {MAX_DECKS}"))
+
+
+def _id_field() -> fields.String:
+    return fields.String(load_default=None, allow_none=False,
+                         validate=validate.Length(max=MAX_ID_LENGTH, error=f"at most {MAX_ID_LENGTH} characters"))
+
+
+class StrictBoolean(fields.Field[Any]):
+    """``true`` or ``false`` only (marshmallow's Boolean also takes 1, "yes", ...)."""
+
+    default_error_messages = {"invalid": "must be true or false"}  # noqa: RUF012
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None,
+                     **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
+class _Strict(Schema):
+    class Meta:
+        unknown = RAISE  # marshmallow's default, stated: unknown fields are errors
+
+
+#: Payout overrides: integer multipliers by category or ``single_ox_N``.
+PayoutsSchema = Schema.from_dict(
+    {key: fields.Integer(strict=True, validate=validate.Range(0, MAX_PAYOUT)) for key in PAYOUT_KEYS},
+    name="PayoutsSchema",
+)
+
+
+class RulesOverridesSchema(_Strict):
+    """Knob overrides (RULES.md section 7); semantic checks are the engine's."""
+
+    three_six_swap = StrictBoolean()
+    triple_ox = StrictBoolean()
+    tens_are_dukes = StrictBoolean()
+    five_dukes = StrictBoolean()
+    five_small = StrictBoolean()
+    five_small_max_points = fields.Integer(strict=True, allow_none=True, validate=validate.Range(0, 50))
+    ngau_tonku = StrictBoolean()
+    double_ox = StrictBoolean()
+    double_ox_order = fields.String(validate=validate.OneOf(["king_high", "ace_high"]))
+    three_six_pair = StrictBoolean()
+    bomb = StrictBoolean()
+    four_dukes = StrictBoolean()
+    ranking = fields.List(fields.String(validate=validate.OneOf(CATEGORIES)),
+                          validate=validate.Length(equal=len(CATEGORIES)))
+    ties = fields.String(validate=validate.OneOf(["dealer", "push", "high_card"]))
+    payouts = fields.Nested(PayoutsSchema)
+    suited_bonus = fields.String(validate=validate.OneOf(["none", "ox", "hand"]))
+    suited_multiplier = fields.Integer(strict=True, validate=validate.Range(1, MAX_SUITED_MULTIPLIER))
+
+
+class _ScoringRequest(_Strict):
+    decks = _decks_field()
+    rules = fields.Nested(RulesOverridesSchema, load_default=None, allow_none=False)
+
+
+def _excess_errors(hands: Sequence[tuple[tuple[object, ...], Sequence[int | None]]], decks: int,
+                   shared: bool) -> dict[Any, Any]:
+    """Errors for cards beyond ``decks`` copies, nested by path.
+
+    :param hands: ``(path, codes)`` per hand; a code is ``None`` where the card was bad.
+    :param shared: count across all hands (a table) rather than within each hand.
+    """
+    errors: dict[Any, Any] = {}
+    seen = [0] * 52
+    for path, codes in hands:
+        if not shared:
+            seen = [0] * 52
+        for i, code in enumerate(codes):
+            if code is None:
+                continue
+            seen[code] += 1
+            if seen[code] > decks:
+                node = errors
+                for part in path:
+                    node = node.setdefault(part, {})
+                node[i] = [duplicate_message(code, decks)]
+    return errors
+
+
+def _decks(data: Mapping[str, Any]) -> int | None:
+    decks = data.get("decks", 1)
+    return decks if isinstance(decks, int) else None
+
+
+class EvaluationRequestSchema(_ScoringRequest):
+    """``POST /v1/evaluations``: ``{"hand": [5 cards], "decks": 1, "rules": {...}}``."""
+
+    hand = HandField(required=True)
+
+    @validates_schema(skip_on_field_errors=False)
+    def _check_cards(self, data: Mapping[str, Any], **kwargs: Any) -> None:
+        decks = _decks(data)
+        if decks and data.get("hand"):
+            errors = _excess_errors([(("hand",), data["hand"])], decks, shared=False)
+            if errors:
+                raise ValidationError(errors)
+
+
+class BatchRequestSchema(_ScoringRequest):
+    """``POST /v1/evaluations/batch``: ``{"hands": [[5 cards], ...], "decks": 1}``."""
+
+    hands = HandsField(1, MAX_BATCH, required=True)
+
+    @validates_schema(skip_on_field_errors=False)
+    def _check_cards(self, data: Mapping[str, Any], **kwargs: Any) -> None:
+        decks = _decks(data)
+        if decks and data.get("hands"):
+            errors = _excess_errors([(("hands", i), h) for i, h in enumerate(data["hands"])
+                                     if len(set(h)) < len(h)], decks, shared=False)
+            if errors:
+                raise ValidationError(errors)
+
+
+class RankingEntrySchema(_Strict):
+    """One hand to rank: ``{"id": "optional", "hand": [5 cards]}``."""
+
+    id = _id_field()
+    hand = HandField(required=True)
+
+
+class RankingRequestSchema(_ScoringRequest):
+    """``POST /v1/rankings``: 2 to 1,000 hands, each checked on its own."""
+
+    hands = fields.List(fields.Nested(RankingEntrySchema), required=True,
+                        validate=validate.Length(2, MAX_RANKING, error="must hold {min} to {max} hands"))
+
+    @validates_schema(skip_on_field_errors=False)
+    def _check_cards(self, data: Mapping[str, Any], **kwargs: Any) -> None:
+        decks = _decks(data)
+        if decks and isinstance(data.get("hands"), list):
+            hands = [(("hands", i, "hand"), e["hand"]) for i, e in enumerate(data["hands"])
+                     if isinstance(e, dict) and e.get("hand")]
+            errors = _excess_errors(hands, decks, shared=False)
+            if errors:
+                raise ValidationError(errors)
+
+
+class DealerSchema(_Strict):
+    """The dealer: ``{"hand": [5 cards]}``."""
+
+    hand = HandField(required=True)
+
+
+class PlayerSchema(_Strict):
+    """A player: ``{"id": "optional", "hand": [5 cards], "stake": 100}``."""
+
+    id = _id_field()
+    hand = HandField(required=True)
+    stake = _stake_field()
+
+
+class SettlementRequestSchema(_ScoringRequest):
+    """``POST /v1/settlements``: a dealer, 1 to 82 players; cards counted across the table."""
+
+    dealer = fields.Nested(DealerSchema, required=True)
+    players = fields.List(fields.Nested(PlayerSchema), required=True,
+                          validate=validate.Length(min=1, error="must hold at least one player"))
+
+    @validates_schema(skip_on_field_errors=False)
+    def _check_table(self, data: Mapping[str, Any], **kwargs: Any) -> None:
+        decks = _decks(data)
+        if not decks:
+            return
+        errors: dict[Any, Any] = {}
+        players = data.get("players")
+        if isinstance(players, list) and len(players) > max_players(decks):
+            errors["players"] = {"_self": [
+                f"{decks} deck{'s' if decks > 1 else ''} can seat at most {max_players(decks)} players "
+                f"besides the dealer, got {len(players)}"]}
+        hands: list[tuple[tuple[object, ...], Sequence[int | None]]] = []
+        dealer = data.get("dealer")
+        if isinstance(dealer, dict) and dealer.get("hand"):
+            hands.append((("dealer", "hand"), dealer["hand"]))
+        for i, player in enumerate(players if isinstance(players, list) else []):
+            if isinstance(player, dict) and player.get("hand"):
+                hands.append((("players", i, "hand"), player["hand"]))
+        for key, value in _excess_errors(hands, decks, shared=True).items():
+            if isinstance(errors.get(key), dict):
+                errors[key].update(value)
+            else:
+                errors[key] = value
+        if errors:
+            raise ValidationError(errors)
+
+
+# ---------------------------------------------------------------------------------------
+# Responses. An evaluation is dumped by one function (service.serialize.evaluation_dict)
+# wrapped in a field, so every endpoint, the batch path included, writes it identically.
+
+
+class EvaluationField(fields.Field[Any]):
+    """Dumps an :class:`~service.engine.evaluate.Evaluation` (the ``Evaluation`` schema)."""
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
+        return evaluation_dict(value)
+
+
+class EvaluationsField(fields.Field[Any]):
+    """Dumps a list of evaluations in one pass (the batch path)."""
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
+        return [evaluation_dict(e) for e in value]
+
+
+class ScoringContextSchema(Schema):
+    """What every scoring response carries: the profile and the effective rules' digest."""
+
+    profile = fields.String()
+    rules_digest = fields.String()
+    rules = fields.Dict()
+
+
+class BatchResponseSchema(ScoringContextSchema):
+    """``{"profile", "rules_digest", "evaluations": [...]}``."""
+
+    evaluations = EvaluationsField()
+
+
+class RankedHandSchema(Schema):
+    """One place in a ranking."""
+
+    index = fields.Integer()
+    id = fields.String(allow_none=True)
+    position = fields.Integer()
+    evaluation = EvaluationField()
+
+
+class RankingResponseSchema(ScoringContextSchema):
+    """``{"profile", "rules_digest", "ranking": [...]}``, strongest first."""
+
+    ranking = fields.List(fields.Nested(RankedHandSchema))
+
+
+class DealerResultSchema(Schema):
+    """The dealer's hand and net amount."""
+
+    evaluation = EvaluationField()
+    net = fields.Integer()
+
+
+class PlayerResultSchema(Schema):
+    """One player's settled result."""
+
+    id = fields.String(allow_none=True)
+    evaluation = EvaluationField()
+    stake = fields.Integer()
+    outcome = fields.String()
+    amount = fields.Integer()
+
+
+class SettlementResponseSchema(ScoringContextSchema):
+    """``{"profile", "rules_digest", "dealer": {...}, "players": [...]}``."""
+
+    dealer = fields.Nested(DealerResultSchema)
+    players = fields.List(fields.Nested(PlayerResultSchema))
+
+
+class ProfileSchema(Schema):
+    """A rules profile with its full rules."""
+
+    name = fields.String()
+    description = fields.String()
+    builtin = fields.Boolean()
+    extends = fields.String(allow_none=True)
+    rules_digest = fields.Function(lambda p: p.rules.digest())
+    rules = fields.Function(lambda p: p.rules.as_dict())
+
+
+class ProfileListSchema(Schema):
+    """``{"profiles": [...]}``."""
+
+    profiles = fields.List(fields.Nested(ProfileSchema))
