@@ -1,0 +1,59 @@
+"""RULES.md section 8, as data: every worked example is a required test."""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: (hand, standard label, nenku, overrides -> label under those overrides)
+STANDARD_ROWS: list[tuple[str, str, bool, dict[str, Any] | None, str | None]] = [
+    ("10S 9H 8D 4C 4H", "No Ox", False, None, None),
+    ("10S 9H AD 7C 4H", "Single-Ox 1", False, None, None),
+    ("10S 9H AD 2C KH", "Single-Ox 2", False, None, None),
+    ("10S 8H 2D 8C 5H", "Single-Ox 3", False, None, None),
+    ("10S JH QD 9C 5H", "Single-Ox 4", False, None, None),
+    ("10S 8H 2D 9C 6H", "Single-Ox 5", False, None, None),
+    ("10S 6H 4D 9C 7H", "Single-Ox 6", False, None, None),
+    ("10S 7H 3D KC 7D", "Single-Ox 0", False, {"three_six_swap": False}, "Single-Ox 7"),
+    ("10S 7H 3D 10C 7D", "Double-Ox 10", False, None, None),
+    ("10S JH QD 7C AH", "Single-Ox 8", False, None, None),
+    ("7S AH 2D 3C 6H", "Single-Ox 9", False, {"three_six_pair": True}, "Double-Ox 6"),
+    ("10S JH QD 9C AH", "Single-Ox 0", False, None, None),
+    ("6S 4H 10D 9C 9H", "Double-Ox 9", False, None, None),
+    ("JS QH KD JC QD", "Five Dukes", False, None, None),
+    ("10S JH QD KC JD", "Double-Ox J", False, {"tens_are_dukes": True}, "Five Dukes"),
+    ("3S 6H 8D 4C 8H", "Double-Ox 8", False, None, None),
+    ("3S 4H 3D AC 2H", "Five Small", False, None, None),
+    ("AS AH 2D 2C 4H", "Five Small", False, None, None),
+    ("10S 4H 6D AS KH", "Ngau Tonku", False, None, None),
+    ("KS 9H 7D AS 4C", "Ngau Tonku", False, None, None),
+    ("10S 4H 6D AH KH", "Single-Ox 1", True, None, None),
+    ("7S 7H 7D KH 5S", "Single-Ox 5", False, {"triple_ox": False}, "No Ox"),
+    ("2S 2H 2D 5C 5H", "Double-Ox 5", False, None, None),
+    ("10S 10H QD QC KH", "Double-Ox Q", False, None, None),
+]
+
+#: (hand, niu-niu label, standard label)
+NIU_NIU_ROWS: list[tuple[str, str, str]] = [
+    ("JS JH JC JD QH", "Bomb J", "Five Dukes"),
+    ("AS AH 2C 2D 4H", "Five Small", "Five Small"),
+    ("4S 3H 3C 2D AH", "Single-Ox 3", "Five Small"),
+    ("10S 10H JC QD KH", "Single-Ox 0", "Double-Ox 10"),
+    ("10S JH QC QD KH", "Four Dukes", "Double-Ox Q"),
+    ("AS AH AC AD 2H", "Five Small", "Five Small"),
+    ("KS QH JD 2C 3C", "Single-Ox 5", "Single-Ox 8"),
+]
+
+#: (profile, decks, dealer, [(player, stake)], [expected amounts], [expected outcomes])
+SETTLEMENTS: list[tuple[str, int, str, list[tuple[str, int]], list[int], list[str]]] = [
+    ("standard", 1, "10S 9H 8D 4C 4H", [("10H 9D AD 7C 4S", 1)], [1], ["win"]),
+    ("standard", 1, "10S 9H AD 7C 4H", [("10H 9D AC 7D 4S", 1)], [-1], ["lose"]),
+    ("standard", 1, "3S 4H 3D AC 2H", [("JS QH KD JC QD", 1)], [10], ["win"]),
+    ("standard", 2, "JS QH KD JC QD", [("JS QH KD JC QD", 1)], [0], ["push"]),
+    ("standard", 1, "3S 6H 8D 4C 8H", [("10H 9S 8S 4D 4H", 250)], [-500], ["lose"]),
+    ("niu-niu", 1, "KH QS 10D 4C AC", [("KS QH JD 2C 3C", 1)], [1], ["win"]),
+]
+
+
+def hand(text: str) -> list[str]:
+    """Split a space-separated hand."""
+    return text.split()

@@ -1,0 +1,23 @@
+"""Shared fixtures: the app and a test client (the Flask tutorial's pattern)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from service.app import create_app
+
+
+@pytest.fixture(scope="session")
+def app() -> Iterator[Flask]:
+    """The application with the built-in profiles only."""
+    yield create_app({"TESTING": True, "PROFILES_FILE": None})
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    """A test client of :func:`app`."""
+    return app.test_client()
