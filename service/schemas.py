@@ -202,7 +202,8 @@ def _excess_errors(hands: Sequence[tuple[tuple[object, ...], Sequence[int | None
 
 
 def _decks(data: Mapping[str, Any]) -> int | None:
-    decks = data.get("decks", 1)
+    """The loaded ``decks`` (its default applied), or ``None`` when it was invalid."""
+    decks = data.get("decks")
     return decks if isinstance(decks, int) else None
 
 
