@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -12,9 +10,9 @@ from service.app import create_app
 
 
 @pytest.fixture(scope="session")
-def app() -> Iterator[Flask]:
+def app() -> Flask:
     """The application with the built-in profiles only."""
-    yield create_app({"TESTING": True, "PROFILES_FILE": None})
+    return create_app({"TESTING": True, "PROFILES_FILE": None})
 
 
 @pytest.fixture

@@ -37,9 +37,10 @@ def reference_evaluate(cards: list[str], rules: Rules) -> tuple[str, str, bool]:
     results: list[tuple[str, int, str, bool]] = [("no_ox", 0, "No Ox", False)]
     if rules.five_dukes and all(_duke(r, rules) for r in ranks):
         results.append(("five_dukes", 0, "Five Dukes", False))
-    if rules.five_small and all(r in ("A", "2", "3", "4") for r in ranks):
-        if rules.five_small_max_points is None or sum(POINTS[r] for r in ranks) <= rules.five_small_max_points:
-            results.append(("five_small", 0, "Five Small", False))
+    limit = rules.five_small_max_points
+    small = all(r in ("A", "2", "3", "4") for r in ranks)
+    if rules.five_small and small and (limit is None or sum(POINTS[r] for r in ranks) <= limit):
+        results.append(("five_small", 0, "Five Small", False))
     if rules.bomb:
         for rank, n in Counter(ranks).items():
             if n >= 4:

@@ -94,7 +94,8 @@ def test_health_readiness_and_contract(client: FlaskClient) -> None:
     assert client.get("/healthz").get_json() == {"status": "ok"}
     assert client.get("/readyz").get_json() == {"status": "ready"}
     spec = client.get("/openapi.yaml")
-    assert spec.status_code == 200 and b"openapi: 3.0.3" in spec.data
+    assert spec.status_code == 200
+    assert b"openapi: 3.0.3" in spec.data
 
 
 @pytest.mark.parametrize(("body", "expected"), [
@@ -146,7 +147,8 @@ def test_too_large_unknown_path_and_method(client: FlaskClient) -> None:
     problem(client, "/v1/evaluations/batch", data=big, status=413)
     problem(client, "/v1/nothing", method="GET", status=404)
     response = client.get("/v1/evaluations")
-    assert response.status_code == 405 and response.mimetype == PROBLEM
+    assert response.status_code == 405
+    assert response.mimetype == PROBLEM
     assert "POST" in response.headers["Allow"]
     assert "allowed: " in response.get_json()["detail"]
 
@@ -212,4 +214,5 @@ def test_request_id_is_echoed(client: FlaskClient) -> None:
     assert response.headers["X-Request-ID"] == "req-42.a:b_c"
     assert response.get_json()["request_id"] == "req-42.a:b_c"
     bad = client.get("/healthz", headers={"X-Request-ID": "has space"})
-    assert bad.headers["X-Request-ID"] != "has space" and len(bad.headers["X-Request-ID"]) == 32
+    assert bad.headers["X-Request-ID"] != "has space"
+    assert len(bad.headers["X-Request-ID"]) == 32
