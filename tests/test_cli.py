@@ -1,0 +1,248 @@
+"""The ``gnau`` command: it agrees with the API on every RULES.md section 8 row, prints the
+API's body under ``--json``, and rejects bad input with one line and exit status 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from service.app import create_app
+from service.cli import main
+
+from .cases import NIU_NIU_ROWS, SETTLEMENTS, STANDARD_ROWS, hand
+from .live_server import REPO, free_port
+
+GNAU = Path(sys.executable).with_name("gnau")
+
+
+@pytest.fixture(scope="module")
+def app() -> Flask:
+    return create_app({"TESTING": True, "PROFILES_FILE": None})
+
+
+@pytest.fixture
+def api(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+@pytest.fixture(autouse=True)
+def _no_operator_profiles(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PROFILES_FILE", raising=False)
+
+
+def gnau(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """Run ``gnau ARGS`` in this process: exit status, stdout, stderr."""
+    capsys.readouterr()
+    status = main(list(args))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def gnau_json(capsys: pytest.CaptureFixture[str], *args: str) -> Any:
+    status, out, err = gnau(capsys, *args, "--json")
+    assert (status, err) == (0, ""), err
+    return json.loads(out)
+
+
+def post(api: FlaskClient, path: str, body: dict[str, Any], profile: str = "standard") -> Any:
+    response = api.post(f"{path}?profile={profile}", json=body)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    return response.get_json()
+
+
+@pytest.mark.parametrize(("cards", "label", "nenku", "overrides", "other"), STANDARD_ROWS,
+                         ids=[row[0] for row in STANDARD_ROWS])
+def test_evaluate_agrees_with_the_api_on_every_standard_row(
+        capsys: pytest.CaptureFixture[str], api: FlaskClient, cards: str, label: str, nenku: bool,
+        overrides: dict[str, Any] | None, other: str | None) -> None:
+    body = gnau_json(capsys, "evaluate", *hand(cards))
+    assert body == post(api, "/v1/evaluations", {"hand": hand(cards)})
+    assert (body["label"], body["nenku"]) == (label, nenku)
+    status, text, _ = gnau(capsys, "evaluate", cards)  # one argument works too
+    assert status == 0
+    assert text.startswith(f"{' '.join(hand(cards))}: {label}{' [Nenku]' if nenku else ''}, pays ")
+    if overrides is not None:
+        varied = gnau_json(capsys, "evaluate", *hand(cards), "--rules", json.dumps(overrides))
+        assert varied == post(api, "/v1/evaluations", {"hand": hand(cards), "rules": overrides})
+        assert varied["label"] == other
+
+
+@pytest.mark.parametrize(("cards", "niu_niu", "standard"), NIU_NIU_ROWS, ids=[row[0] for row in NIU_NIU_ROWS])
+def test_evaluate_agrees_with_the_api_on_every_niu_niu_row(
+        capsys: pytest.CaptureFixture[str], api: FlaskClient, cards: str, niu_niu: str, standard: str) -> None:
+    for profile, label in (("niu-niu", niu_niu), ("standard", standard)):
+        body = gnau_json(capsys, "evaluate", *hand(cards), "--profile", profile)
+        assert body == post(api, "/v1/evaluations", {"hand": hand(cards)}, profile)
+        assert (body["profile"], body["label"]) == (profile, label)
+
+
+def test_evaluate_table_shows_each_cards_part_and_points(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = gnau(capsys, "evaluate", "3s", "6♥", "8D", "4C", "8h", "--profile", "casino")
+    assert status == 0
+    assert out.splitlines() == [
+        "3S 6H 8D 4C 8H: Double-Ox 8, pays 3x (profile casino)",
+        "card  part   points",
+        "3S    ox     3",
+        "6H    ox     3",  # the 6 counted as 3: 3 + 3 + 4 = 10
+        "8D    power  8",
+        "4C    ox     4",
+        "8H    power  8",
+        "ox 3 + 3 + 4 = 10; power 8 + 8 = 16",
+    ]
+
+
+@pytest.mark.parametrize(("profile", "decks", "dealer", "players", "amounts", "outcomes"), SETTLEMENTS,
+                         ids=[f"{row[0]}-{row[2]}" for row in SETTLEMENTS])
+def test_settle_agrees_with_the_api(
+        capsys: pytest.CaptureFixture[str], api: FlaskClient, profile: str, decks: int, dealer: str,
+        players: list[tuple[str, int]], amounts: list[int], outcomes: list[str]) -> None:
+    args = ["settle", "--dealer", dealer, "--profile", profile, "--decks", str(decks)]
+    for i, (cards, stake) in enumerate(players):
+        args += ["--player", f"p{i}:{stake}:{cards}"]
+    body = gnau_json(capsys, *args)
+    request = {"dealer": {"hand": hand(dealer)}, "decks": decks,
+               "players": [{"id": f"p{i}", "hand": hand(c), "stake": s} for i, (c, s) in enumerate(players)]}
+    assert body == post(api, "/v1/settlements", request, profile)
+    assert [p["amount"] for p in body["players"]] == amounts
+    assert [p["outcome"] for p in body["players"]] == outcomes
+    assert body["dealer"]["net"] == -sum(amounts)
+
+
+def test_settle_from_a_file_in_the_api_shape(capsys: pytest.CaptureFixture[str], api: FlaskClient,
+                                             tmp_path: Path) -> None:
+    request = {"dealer": {"hand": ["3S", "6H", "8D", "4C", "8H"]},
+               "players": [{"id": "seat-1", "hand": ["10H", "9S", "8S", "4D", "4H"], "stake": 250},
+                           {"hand": ["JS", "QH", "KD", "JC", "QD"], "stake": 100}]}
+    path = tmp_path / "round.json"
+    path.write_text(json.dumps(request), encoding="utf-8")
+    body = gnau_json(capsys, "settle", "--file", str(path))
+    assert body == post(api, "/v1/settlements", request)
+    status, out, _ = gnau(capsys, "settle", "--file", str(path))
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[2].split() == ["dealer", "3S", "6H", "8D", "4C", "8H", "Double-Ox", "8", "3S=3", "6H=3", "4C=4",
+                                "8D=8", "8H=8", "2x", "-500"]
+    assert lines[3].split()[-3:] == ["250", "lose", "-500"]
+    assert lines[4].split()[0] == "#1"
+    assert lines[4].split()[-3:] == ["100", "win", "+1000"]
+
+
+def test_rank_agrees_with_the_api(capsys: pytest.CaptureFixture[str], api: FlaskClient, tmp_path: Path) -> None:
+    args = ["ann:10S 9H 8D 4C 4H", "bo:JS QH KD JC QD", "10H 9D AD 7C 4S", "10C 9C AC 7D 4D"]
+    body = gnau_json(capsys, "rank", *args)
+    request = {"hands": [{"id": "ann", "hand": hand("10S 9H 8D 4C 4H")}, {"id": "bo", "hand": hand("JS QH KD JC QD")},
+                         {"hand": hand("10H 9D AD 7C 4S")}, {"hand": hand("10C 9C AC 7D 4D")}]}
+    assert body == post(api, "/v1/rankings", request)
+    assert [(r["index"], r["position"]) for r in body["ranking"]] == [(1, 1), (2, 2), (3, 2), (0, 4)]
+    path = tmp_path / "hands.json"
+    path.write_text(json.dumps(request | {"decks": 2}), encoding="utf-8")
+    assert gnau_json(capsys, "rank", "--file", str(path), "--profile", "niu-niu") == post(
+        api, "/v1/rankings", request | {"decks": 2}, "niu-niu")
+    status, out, _ = gnau(capsys, "rank", *args)
+    assert status == 0
+    assert [line.split()[:2] for line in out.splitlines()[2:]] == [["1", "bo"], ["2", "#2"], ["2", "#3"], ["4", "ann"]]
+
+
+def test_profiles_agree_with_the_api(capsys: pytest.CaptureFixture[str], api: FlaskClient) -> None:
+    assert gnau_json(capsys, "profiles") == api.get("/v1/profiles").get_json()
+    assert gnau_json(capsys, "profiles", "niu-niu") == api.get("/v1/profiles/niu-niu").get_json()
+    status, out, _ = gnau(capsys, "profiles")
+    assert status == 0
+    assert [line.split()[0] for line in out.splitlines()] == [
+        "name", "standard", "casino", "tens-are-dukes", "liberal", "niu-niu"]
+    status, out, _ = gnau(capsys, "profiles", "niu-niu")
+    assert status == 0
+    assert "ties                   high_card" in out
+
+
+def test_operator_profiles_come_from_profiles_file(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "profiles.yaml"
+    path.write_text("profiles:\n  house-aces:\n    extends: standard\n    description: Aces on top.\n"
+                    "    rules: {double_ox_order: ace_high}\n", encoding="utf-8")
+    monkeypatch.setenv("PROFILES_FILE", str(path))
+    aces = gnau_json(capsys, "rank", "AS AH 10D 4C 6D", "KS KH 10H 4D 6C", "--profile", "house-aces")
+    assert [r["evaluation"]["label"] for r in aces["ranking"]] == ["Double-Ox A", "Double-Ox K"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["evaluate", "AS", "XX", "10D", "3C", "6S"], "gnau: /hand/1: 'XX' is not a card: write a rank"),
+    (["evaluate", "AS", "KH", "10D", "3C"], "gnau: /hand: a hand is exactly 5 cards, got 4"),
+    (["evaluate", "AS", "AS", "10D", "3C", "6S"], "gnau: /hand/1: AS appears more than once"),
+    (["evaluate", "AS", "KH", "10D", "3C", "6S", "--decks", "9"], "gnau: /decks: must be an integer from 1 to 8"),
+    (["evaluate", "AS", "KH", "10D", "3C", "6S", "--profile", "vegas"], "gnau: --profile: unknown profile 'vegas'"),
+    (["evaluate", "AS", "KH", "10D", "3C", "6S", "--rules", '{"ties": "coin"}'], "gnau: /rules/ties: "),
+    (["evaluate", "AS", "KH", "10D", "3C", "6S", "--rules", "{"], "gnau: --rules is not valid JSON"),
+    (["evaluate", "AS", "KH", "10D", "3C", "6S", "--decks", "two"], "gnau: Invalid value for '--decks'"),
+    (["evaluate"], "gnau: Missing argument"),
+    (["rank", "AS KH 10D 3C 6S"], "gnau: /hands: must hold 2 to 1000 hands"),
+    (["settle", "--dealer", "AS KH 10D 3C 6S"], "gnau: give --dealer CARDS and at least one --player"),
+    (["settle", "--dealer", "AS KH 10D 3C 6S", "--player", "a:ten:2S 3S 4S 5S 7S"],
+     "gnau: /players/0/stake: Not a valid integer."),
+    (["settle", "--dealer", "AS KH 10D 3C 6S", "--player", "9:AS 2S 3S 4S 5S"],
+     "gnau: /players/0/hand/0: AS appears more than once"),
+    (["settle", "--file", "/nonexistent/round.json"], "gnau: /nonexistent/round.json: cannot read"),
+    (["profiles", "vegas"], "gnau: unknown profile 'vegas'"),
+    (["deal"], "gnau: No such command 'deal'"),
+])
+def test_bad_input_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
+    status, out, err = gnau(capsys, *args)
+    assert status == 2
+    assert out == ""
+    assert err.count("\n") == 1
+    assert err.startswith(message), err
+
+
+def test_installed_command_reports_bad_input_without_traceback() -> None:
+    result = subprocess.run([str(GNAU), "evaluate", "AS", "ZZ", "10D", "3C", "6S", "--json"], capture_output=True,
+                            text=True, timeout=60, check=False)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("gnau: /hand/1: 'ZZ' is not a card")
+    assert result.stderr.count("\n") == 1
+    good = subprocess.run([str(GNAU), "evaluate", "JS", "QH", "KD", "JC", "QD", "--json"], capture_output=True,
+                          text=True, timeout=60, check=True)
+    assert json.loads(good.stdout)["label"] == "Five Dukes"
+
+
+@pytest.mark.slow
+def test_serve_runs_gunicorn_with_the_project_config(tmp_path: Path) -> None:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"} | {"GNAU_DRAIN_SECONDS": "0"}
+    with (tmp_path / "serve.log").open("wb") as log:
+        proc = subprocess.Popen([str(GNAU), "serve", "--bind", f"127.0.0.1:{port}", "--workers", "1"], cwd=tmp_path,
+                                env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            body = None
+            deadline = time.monotonic() + 60
+            while body is None and time.monotonic() < deadline and proc.poll() is None:
+                try:
+                    request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/evaluations", method="POST",
+                                                     data=b'{"hand": ["JS", "QH", "KD", "JC", "QD"]}',
+                                                     headers={"Content-Type": "application/json"})
+                    with urllib.request.urlopen(request, timeout=2) as response:
+                        body = json.loads(response.read())
+                except OSError:
+                    time.sleep(0.2)
+            assert body is not None, (tmp_path / "serve.log").read_text()
+            assert body["label"] == "Five Dukes"
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=10)
+    assert proc.returncode == 0
+    assert REPO.joinpath("gunicorn.conf.py").is_file()

@@ -1,0 +1,169 @@
+"""A Python client generated from openapi.yaml drives every operation of a live gunicorn.
+
+openapi-python-client (pinned in the dev extra) generates the client; generation must be
+clean: no warning at all, so nothing in the spec is skipped or misread. Two settings are
+generator choices, not spec fixes: ``literal_enums`` (the ``Card`` enum lists ``AC``,
+``Ac``, ``aC`` and ``ac``, which would collide as Python enum member names) and reading
+``application/yaml`` (``GET /openapi.yaml``) as text. The client is installed with pip into
+a temporary venv (pip, setuptools to build it, and its dependencies httpx and attrs come
+from the project's environment through a ``.pth`` file, so nothing is downloaded), and ``generated_client_driver.py`` runs
+there against gunicorn on a free 127.0.0.1 port.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from .live_server import REPO, live_server
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("generated-client")]
+
+VENV_BIN = Path(sys.executable).parent
+GENERATOR_CONFIG = {
+    "project_name_override": "gnau-scoring-client",
+    "package_name_override": "gnau_scoring_client",
+    "literal_enums": True,
+    "content_type_overrides": {"application/yaml": "text/plain"},
+}
+
+
+def _run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
+    result = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, f"{' '.join(args)} exited {result.returncode}:\n{output}"
+    return output
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The generated client project and the generator's output."""
+    work = tmp_path_factory.mktemp("client")
+    config = work / "config.yaml"
+    config.write_text(yaml.safe_dump(GENERATOR_CONFIG), encoding="utf-8")
+    env = os.environ | {"PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}"}  # it runs ruff
+    output = _run([str(VENV_BIN / "openapi-python-client"), "generate", "--path", str(REPO / "openapi.yaml"),
+                   "--config", str(config), "--meta", "setup", "--output-path", str(work / "gnau-scoring-client")],
+                  cwd=work, env=env)
+    return work / "gnau-scoring-client", output
+
+
+@pytest.fixture(scope="module")
+def client_python(generated: tuple[Path, str], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The python of a temporary venv with the generated client pip-installed in it."""
+    project, _ = generated
+    venv = tmp_path_factory.mktemp("venv")
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], cwd=venv)
+    python = venv / "bin" / "python"
+    site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                     cwd=venv).strip())
+    # pip, setuptools (the client's build backend), httpx and attrs: the project's pinned ones.
+    (site / "gnau-project-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    _run([str(python), "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", "--no-build-isolation",
+          str(project)], cwd=venv)
+    _run([str(python), "-m", "pip", "check"], cwd=venv)  # httpx and attrs satisfy the client's requirements
+    return python
+
+
+@pytest.fixture(scope="module")
+def seen(client_python: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
+    """What the generated client saw of every operation of a live server."""
+    work = tmp_path_factory.mktemp("drive")
+    with live_server(work / "gunicorn.log") as base:
+        _run([str(client_python), str(Path(__file__).with_name("generated_client_driver.py")), base,
+              str(work / "seen.json")], cwd=work)
+    data: dict[str, list[dict[str, Any]]] = json.loads((work / "seen.json").read_text(encoding="utf-8"))
+    return data
+
+
+def test_generation_is_clean(generated: tuple[Path, str]) -> None:
+    project, output = generated
+    assert "Generating" in output
+    assert "warning" not in output.lower(), output
+    assert "error" not in output.lower(), output
+    package = project / "gnau_scoring_client"
+    assert (package / "api" / "scoring" / "evaluate_hand.py").is_file()
+
+
+def test_every_operation_is_driven(seen: dict[str, list[dict[str, Any]]]) -> None:
+    spec = yaml.safe_load((REPO / "openapi.yaml").read_text(encoding="utf-8"))
+    operations = {op["operationId"] for path in spec["paths"].values() for op in path.values()}
+    assert set(seen) == operations
+
+
+def test_evaluations(seen: dict[str, list[dict[str, Any]]]) -> None:
+    standard, no_swap, niu_niu, bad = seen["evaluateHand"]
+    assert standard["status"] == 200
+    assert standard["model"] == "EvaluationResponse"
+    assert standard["request_id"] == "generated-client-1"
+    body = standard["body"]
+    assert (body["profile"], body["label"], body["category"], body["payout"]) == (
+        "standard", "Single-Ox 0", "single_ox", 1)
+    assert body["ox"] == {"cards": ["7H", "3D", "7D"], "points": [7, 6, 7]}
+    assert body["power"] == {"cards": ["10S", "KC"], "points": [10, 10]}
+    assert no_swap["body"]["label"] == "Single-Ox 7"
+    assert no_swap["body"]["rules"]["three_six_swap"] is False
+    assert (niu_niu["body"]["profile"], niu_niu["body"]["label"], niu_niu["body"]["payout"]) == (
+        "niu-niu", "Bomb J", 5)
+
+    assert bad["status"] == 400
+    assert bad["model"] == "Problem"
+    assert bad["content_type"] == "application/problem+json"
+    problem = bad["body"]
+    assert problem["type"] == "/problems/validation-error"
+    details = {e["pointer"]: e["detail"] for e in problem["errors"]}
+    assert set(details) == {"/hand/1", "/decks"}
+    assert "'1S' is not a card" in details["/hand/1"]
+    assert details["/decks"] == "must be an integer from 1 to 8"
+
+    (batch,) = seen["evaluateHands"]
+    assert [e["label"] for e in batch["body"]["evaluations"]] == ["No Ox", "Double-Ox 8"]
+    assert batch["body"]["evaluations"][1]["hand"] == ["3S", "6H", "8D", "4C", "8H"]
+
+
+def test_ranking(seen: dict[str, list[dict[str, Any]]]) -> None:
+    (ranking,) = seen["rankHands"]
+    assert ranking["model"] == "RankingResponse"
+    assert [(r["id"], r["index"], r["position"], r["evaluation"]["label"]) for r in ranking["body"]["ranking"]] == [
+        ("bo", 1, 1, "Five Dukes"), (None, 2, 2, "Single-Ox 1"), ("ann", 0, 3, "No Ox")]
+
+
+def test_settlement(seen: dict[str, list[dict[str, Any]]]) -> None:
+    (settlement,) = seen["settleRound"]
+    assert settlement["model"] == "SettlementResponse"
+    body = settlement["body"]
+    assert body["dealer"]["evaluation"]["label"] == "Double-Ox 8"
+    assert [(p["id"], p["evaluation"]["label"], p["stake"], p["outcome"], p["amount"]) for p in body["players"]] == [
+        ("seat-1", "No Ox", 250, "lose", -500), ("seat-2", "Five Dukes", 100, "win", 1000)]
+    assert body["dealer"]["net"] == -500
+
+
+def test_profiles(seen: dict[str, list[dict[str, Any]]]) -> None:
+    (listing,) = seen["listProfiles"]
+    names = [p["name"] for p in listing["body"]["profiles"]]
+    assert names[:5] == ["standard", "casino", "tens-are-dukes", "liberal", "niu-niu"]
+    niu_niu, unknown = seen["getProfile"]
+    assert niu_niu["model"] == "Profile"
+    assert niu_niu["body"]["rules"]["ties"] == "high_card"
+    assert niu_niu["body"]["rules"]["bomb"] is True
+    assert (unknown["status"], unknown["model"], unknown["body"]["type"]) == (404, "Problem", "/problems/unknown-profile")
+
+
+def test_operations_and_docs(seen: dict[str, list[dict[str, Any]]]) -> None:
+    assert seen["health"][0]["body"] == {"status": "ok"}
+    assert seen["readiness"][0]["body"] == {"status": "ready"}
+    assert 'gnau_evaluations_total{category="five_dukes",profile="standard"}' in seen["metrics"][0]["body"]
+    assert seen["openapiDocument"][0]["body"].startswith("openapi: 3.0.3")
+    (home,) = seen["home"]
+    assert (home["status"], home["location"]) == (302, "/docs")
+    assert "/docs/swagger-ui-bundle.js" in seen["docsPage"][0]["body"]
+    assert seen["docsPage"][0]["content_type"].startswith("text/html")
+    assert "box-sizing" in seen["docsAsset"][0]["body"]
