@@ -69,8 +69,8 @@ def reference_evaluate(cards: list[str], rules: Rules) -> tuple[str, str, bool]:
             points = (va + vb) % 10
             results.append(("single_ox", points or 10, f"Single-Ox {points}", nenku))
 
-    def strength(r: tuple[str, int, str, bool]) -> tuple[int, int, bool]:
+    def best_first(r: tuple[str, int, str, bool]) -> tuple[int, int, bool]:
         return (-rules.ranking.index(r[0]), r[1], r[3])
 
-    category, _, label, nenku = max((r for r in results if rules.enabled(r[0])), key=strength)
+    category, _, label, nenku = max((r for r in results if rules.enabled(r[0])), key=best_first)
     return category, label, nenku
