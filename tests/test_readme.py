@@ -1,0 +1,65 @@
+"""The README's API examples are real: each curl command is replayed against the app and
+its answer compared with the JSON shown under it (the request id aside)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from flask.testing import FlaskClient
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+_EXAMPLE = re.compile(r"```console\n\$ (curl [^\n]+)\n```\n```json\n(.*?)\n```", re.DOTALL)
+
+
+def _examples() -> list[tuple[str, str]]:
+    return _EXAMPLE.findall(README.read_text(encoding="utf-8"))
+
+
+def _request(command: str) -> tuple[str, str, dict[str, str], str | None]:
+    words = shlex.split(command)[1:]
+    method, url, headers, data = "GET", "", {}, None
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "-s":
+            i += 1
+        elif word in ("-X", "-H", "-d"):
+            value = words[i + 1]
+            if word == "-X":
+                method = value
+            elif word == "-H":
+                name, _, text = value.partition(":")
+                headers[name.strip()] = text.strip()
+            else:
+                data = value
+            i += 2
+        else:
+            url = word
+            i += 1
+    parts = urlsplit(url)
+    return method, parts.path + (f"?{parts.query}" if parts.query else ""), headers, data
+
+
+def _without_request_id(body: Any) -> Any:
+    if isinstance(body, dict):
+        return {k: v for k, v in body.items() if k != "request_id"}
+    return body
+
+
+def test_readme_has_an_example_for_each_scoring_endpoint() -> None:
+    paths = {_request(command)[1].split("?")[0] for command, _ in _examples()}
+    assert {"/v1/evaluations", "/v1/evaluations/batch", "/v1/rankings", "/v1/settlements",
+            "/v1/profiles/casino"} <= paths
+
+
+@pytest.mark.parametrize(("command", "shown"), _examples())
+def test_readme_example_is_real(client: FlaskClient, command: str, shown: str) -> None:
+    method, path, headers, data = _request(command)
+    response = client.open(path, method=method, headers=headers, data=data)
+    assert _without_request_id(response.get_json(force=True)) == _without_request_id(json.loads(shown))
