@@ -13,7 +13,7 @@ import sys
 import time
 import uuid
 from collections import Counter as Tally
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from flask import Flask, Response, g, request
 from prometheus_client import (
@@ -55,7 +55,13 @@ def configure_logging(level: str = "INFO") -> None:
 
 def observe_evaluations(profile: str, evaluations: Sequence[Evaluation]) -> None:
     """Count evaluations by profile and category (one metric update per category)."""
-    for category, n in Tally(e.category for e in evaluations).items():
+    observe_categories(profile, [e.category for e in evaluations])
+
+
+def observe_categories(profile: str, categories: Iterable[str]) -> None:
+    """Count evaluated hands by profile and category, given each hand's category (the
+    batch path has evaluation data, not :class:`Evaluation` objects)."""
+    for category, n in Tally(categories).items():
         EVALUATIONS.labels(profile, category).inc(n)
 
 
@@ -74,6 +80,7 @@ def metrics_response() -> Response:
 def install(app: Flask) -> None:
     """Request ids (accepted when valid, else generated), request metrics, ``/metrics``."""
     app.extensions["gnau.observe"] = observe_evaluations
+    app.extensions["gnau.observe_categories"] = observe_categories
 
     @app.before_request
     def _start() -> None:

@@ -96,7 +96,7 @@ class HandsField(fields.Field[Any]):
             # Fast path: a list of five known spellings.
             if type(hand) is list and len(hand) == HAND_SIZE:
                 try:
-                    codes: list[int | None] = [get(t) for t in hand]
+                    codes: list[int | None] = list(map(get, hand))
                 except TypeError:  # an unhashable token
                     codes = [None]
                 if None not in codes:
@@ -309,8 +309,8 @@ class SettlementRequestSchema(_ScoringRequest):
 
 
 # ---------------------------------------------------------------------------------------
-# Responses. An evaluation is dumped by one function (service.serialize.evaluation_dict)
-# wrapped in a field, so every endpoint, the batch path included, writes it identically.
+# Responses. An evaluation is dumped by one function (service.serialize), wrapped in a
+# field here; the batch path calls service.serialize.evaluation_dicts directly.
 
 
 class EvaluationField(fields.Field[Any]):
@@ -320,25 +320,12 @@ class EvaluationField(fields.Field[Any]):
         return evaluation_dict(value)
 
 
-class EvaluationsField(fields.Field[Any]):
-    """Dumps a list of evaluations in one pass (the batch path)."""
-
-    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
-        return [evaluation_dict(e) for e in value]
-
-
 class ScoringContextSchema(Schema):
     """What every scoring response carries: the profile and the effective rules' digest."""
 
     profile = fields.String()
     rules_digest = fields.String()
     rules = fields.Dict()
-
-
-class BatchResponseSchema(ScoringContextSchema):
-    """``{"profile", "rules_digest", "evaluations": [...]}``."""
-
-    evaluations = EvaluationsField()
 
 
 class RankedHandSchema(Schema):

@@ -26,10 +26,10 @@ gives (the tests check every one of the 2,598,960 one-deck hands), much faster.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from functools import partial
-from itertools import combinations_with_replacement
+from itertools import combinations, combinations_with_replacement, permutations
 
 import numpy as np
 import numpy.typing as npt
@@ -60,6 +60,36 @@ _ACE_OF_SPADES = 3
 _KEYS_PER_SPADE_COUNT = 13**5
 
 
+#: A formation projected onto the hand as given: ``(ox positions, ox points, power
+#: positions, power points)``, positions into the input hand (0..4) in ascending order,
+#: each point beside its card. The points are fresh lists, ready to be response data.
+Projection = tuple[tuple[int, ...], list[int], tuple[int, ...], list[int]]
+
+#: Where a formation's cards sit in the hand as given: ``(ox positions, ox point
+#: indexes, power positions, power point indexes)``. Positions are input positions in
+#: ascending order; ``ox_points[ox point indexes[k]]`` is the points of the k-th.
+Placement = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+
+
+def _placements(ox: tuple[int, ...]) -> dict[tuple[int, ...], Placement]:
+    """The :data:`Placement` of ox positions ``ox`` (in the sorted hand) for every sort
+    order of a hand (``order[k]`` = input position of the k-th card sorted by code)."""
+    power = tuple(p for p in range(5) if p not in ox)
+    out: dict[tuple[int, ...], Placement] = {}
+    for order in permutations(range(5)):
+        ox_pairs = sorted((order[p], k) for k, p in enumerate(ox))
+        power_pairs = sorted((order[p], k) for k, p in enumerate(power))
+        out[order] = (tuple(i for i, _ in ox_pairs), tuple(k for _, k in ox_pairs),
+                      tuple(i for i, _ in power_pairs), tuple(k for _, k in power_pairs))
+    return out
+
+
+#: :func:`_placements` of each of the ten choices of three ox positions (1,200 in all).
+_PLACEMENTS: dict[tuple[int, ...], dict[tuple[int, ...], Placement]] = {
+    ox: _placements(ox) for ox in combinations(range(5), 3)
+}
+
+
 @dataclass(frozen=True)
 class FormationSlot:
     """One way of splitting a class's sorted hand into ox and power cards.
@@ -69,6 +99,7 @@ class FormationSlot:
     :param power: positions of the two power cards.
     :param power_points: the points each power card takes.
     :param nenku: the power cards are a Nenku.
+    :ivar placements: the :data:`Placement` of this slot's cards per sort order.
     """
 
     ox: tuple[int, int, int]
@@ -76,6 +107,10 @@ class FormationSlot:
     power: tuple[int, int]
     power_points: tuple[int, int]
     nenku: bool
+    placements: dict[tuple[int, ...], Placement] = field(init=False, compare=False, hash=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "placements", _PLACEMENTS[self.ox])
 
 
 @dataclass(frozen=True)
@@ -88,6 +123,8 @@ class Entry:
     :param payout: the stake multiplier before any suited bonus.
     :param slots: the equally strong formations, preferred first; empty for No Ox, Five
         Small and Bomb.
+    :ivar first_slot: ``slots[0]``, or ``None`` when there is none (the formation reported
+        without a suited bonus).
     """
 
     category: str
@@ -95,6 +132,10 @@ class Entry:
     score: int
     payout: int
     slots: tuple[FormationSlot, ...]
+    first_slot: FormationSlot | None = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "first_slot", self.slots[0] if self.slots else None)
 
 
 def class_key(codes: Sequence[int]) -> int:
@@ -140,6 +181,11 @@ def _dense_index() -> npt.NDArray[np.int16]:
 
 _DENSE: npt.NDArray[np.int16] | None = None
 
+#: Per card code, a weight whose sum over a hand identifies its class without sorting:
+#: 3 bits per rank counting its cards (at most 5), then the count of aces of spades.
+RANK_WEIGHT: tuple[int, ...] = tuple((1 << 3 * (c >> 2)) + ((1 << 39) if c == _ACE_OF_SPADES else 0)
+                                     for c in range(52))
+
 
 class Table:
     """Every class's :class:`Entry` under one set of rules.
@@ -162,7 +208,7 @@ class Table:
             best = best_candidates(cards, rules)
             top = best[0]
             slots = tuple(
-                FormationSlot(c.ox, c.ox_points, c.power, c.power_points, c.nenku)  # type: ignore[arg-type]
+                _intern(FormationSlot(c.ox, c.ox_points, c.power, c.power_points, c.nenku))  # type: ignore[arg-type]
                 for c in best
                 if c.ox
             )
@@ -176,13 +222,31 @@ class Table:
                 )
             )
         self.entries: tuple[Entry, ...] = tuple(entries)
+        #: :func:`rank_weight` sum of a hand's five codes to its entry (no sorting needed).
+        self.by_weight: dict[int, Entry] = {
+            sum(RANK_WEIGHT[c] for c in codes): entry for (_, codes), entry in zip(CLASSES, entries, strict=True)
+        }
         self.scores = np.array([e.score for e in entries], dtype=np.int16)
         self.categories = np.array([CATEGORIES.index(e.category) for e in entries], dtype=np.int8)
         self.payouts = np.array([e.payout for e in entries], dtype=np.int64)
 
     def lookup(self, codes: Sequence[int]) -> Entry:
-        """The entry of five card codes (any order)."""
-        return self.entries[INDEX[class_key(codes)]]
+        """The entry of five card codes (any order).
+
+        >>> table_for(Rules()).lookup([51, 3, 47, 43, 39]).label  # K-Q-J-10 of spades and A♠
+        'Ngau Tonku'
+        """
+        a, b, c, d, e = codes
+        w = RANK_WEIGHT
+        return self.by_weight[w[a] + w[b] + w[c] + w[d] + w[e]]
+
+
+#: Interned formation slots: equal slots of every table are one object (one cache).
+_SLOTS: dict[FormationSlot, FormationSlot] = {}
+
+
+def _intern(slot: FormationSlot) -> FormationSlot:
+    return _SLOTS.setdefault(slot, slot)
 
 
 _TABLES: dict[Rules, Table] = {}
@@ -203,11 +267,25 @@ def table_for(rules: Rules) -> Table:
     return table
 
 
-def evaluator(rules: Rules, hands: int = 1) -> Callable[[Sequence[Card]], Evaluation]:
-    """The fastest way to evaluate ``hands`` hands under ``rules``.
+def use_table(rules: Rules, hands: int = 1) -> Table | None:
+    """The table to evaluate ``hands`` hands with, or ``None`` for the reference evaluator.
 
-    The table when it exists or ``hands`` is large enough to pay for building it, else
-    the reference evaluator; both give identical results.
+    The table when it exists or ``hands`` is large enough to pay for building it
+    (:data:`BUILD_THRESHOLD`); both ways give identical results.
+
+    >>> from service.engine.rules import apply_overrides
+    >>> use_table(Rules()) is table_for(Rules())
+    True
+    >>> use_table(apply_overrides(Rules(), {"ties": "push", "bomb": True})) is None
+    True
+    """
+    if rules in _TABLES or hands >= BUILD_THRESHOLD:
+        return table_for(rules)
+    return None
+
+
+def evaluator(rules: Rules, hands: int = 1) -> Callable[[Sequence[Card]], Evaluation]:
+    """The fastest way to evaluate ``hands`` hands under ``rules`` (see :func:`use_table`).
 
     :param rules: the rules.
     :param hands: how many hands are about to be evaluated.
@@ -219,32 +297,90 @@ def evaluator(rules: Rules, hands: int = 1) -> Callable[[Sequence[Card]], Evalua
     >>> evaluator(apply_overrides(Rules(), {"ties": "push", "bomb": True})).func.__name__
     'evaluate_reference'
     """
-    if rules in _TABLES or hands >= BUILD_THRESHOLD:
-        table_for(rules)
+    if use_table(rules, hands) is not None:
         return partial(evaluate, rules=rules)
     return partial(evaluate_reference, rules=rules)
 
 
-def choose_slot(entry: Entry, sorted_codes: Sequence[int], rules: Rules) -> tuple[FormationSlot | None, bool]:
+def choose_slot(entry: Entry, codes: Sequence[int], order: Sequence[int],
+                rules: Rules) -> tuple[FormationSlot | None, bool]:
     """Pick the reported formation of a hand and whether the suited bonus applies.
 
+    The first of the entry's equally strong slots, or with ``suited_bonus: ox`` the first
+    whose ox cards share a suit (RULES.md section 7).
+
     :param entry: the hand's entry.
-    :param sorted_codes: the hand's five codes sorted ascending.
+    :param codes: the hand's five codes in input order.
+    :param order: input positions sorted by code (``codes[order[k]]`` ascending).
     :param rules: the rules (only ``suited_bonus`` is read).
     :return: ``(slot or None, suited)``.
     """
-    slot = entry.slots[0] if entry.slots else None
+    slots = entry.slots
+    slot = entry.first_slot
     bonus = rules.suited_bonus
     if bonus == "none":
         return slot, False
     if bonus == "hand":
-        suit = sorted_codes[0] & 3
-        return slot, all(c & 3 == suit for c in sorted_codes)
-    for candidate in entry.slots:
+        suit = codes[0] & 3
+        return slot, all(c & 3 == suit for c in codes)
+    for candidate in slots:
         a, b, c = candidate.ox
-        if sorted_codes[a] & 3 == sorted_codes[b] & 3 == sorted_codes[c] & 3:
+        if codes[order[a]] & 3 == codes[order[b]] & 3 == codes[order[c]] & 3:
             return candidate, True
     return slot, False
+
+
+#: What :func:`resolve_many` gives per hand: ``(entry, slot, projection, suited,
+#: payout)``: the chosen formation (``None`` for No Ox, Five Small and Bomb) and its
+#: :data:`Projection` onto the input hand, whether the suited bonus applies, and the
+#: payout with that bonus.
+Resolved = tuple[Entry, FormationSlot | None, Projection | None, bool, int]
+
+_POSITIONS = range(5)
+
+
+def resolve_many(hands: Iterable[Sequence[int]], table: Table) -> list[Resolved]:
+    """Resolve hands of card codes against a table: the one place a table result is
+    turned into a hand's result (RULES.md sections 3-4, 7).
+
+    Both :func:`evaluate` and the batch serializer build on it.
+
+    :param hands: hands of five valid card codes each, in input order.
+    :param table: the table of the rules to evaluate under.
+    :return: one :data:`Resolved` per hand.
+    :raises KeyError: or ``IndexError``, ``ValueError``: a hand is not five card codes
+        (callers validate first).
+
+    >>> # 3S 6H 8D 4C 8H
+    >>> [(entry, slot, projection, suited, payout)] = resolve_many([[11, 22, 28, 13, 30]], table_for(Rules()))
+    >>> entry.label, projection, suited, payout
+    ('Double-Ox 8', ((0, 1, 3), [3, 3, 4], (2, 4), [8, 8]), False, 2)
+    """
+    rules = table.rules
+    by_weight = table.by_weight
+    weight = RANK_WEIGHT
+    multiplier = rules.suited_multiplier
+    no_bonus = rules.suited_bonus == "none"
+    positions = _POSITIONS
+    out: list[Resolved] = []
+    append = out.append
+    for codes in hands:
+        a, b, c, d, e = codes
+        entry = by_weight[weight[a] + weight[b] + weight[c] + weight[d] + weight[e]]
+        order = tuple(sorted(positions, key=codes.__getitem__))
+        if no_bonus:  # what choose_slot answers, without the call
+            slot, suited = entry.first_slot, False
+        else:
+            slot, suited = choose_slot(entry, codes, order, rules)
+        if slot is None:
+            projection = None
+        else:
+            (i, j, k), (f, g, h), power_at, (m, n) = slot.placements[order]
+            points = slot.ox_points
+            power_points = slot.power_points
+            projection = ((i, j, k), [points[f], points[g], points[h]], power_at, [power_points[m], power_points[n]])
+        append((entry, slot, projection, suited, entry.payout * multiplier if suited else entry.payout))
+    return out
 
 
 def evaluate(hand: Sequence[Card], rules: Rules) -> Evaluation:
@@ -263,33 +399,23 @@ def evaluate(hand: Sequence[Card], rules: Rules) -> Evaluation:
     >>> e.label, [str(c) for c in e.power.cards], e.payout
     ('Double-Ox 8', ['8D', '8H'], 2)
     """
-    codes = [c.code for c in hand]
-    order = sorted(range(5), key=codes.__getitem__)
-    sorted_codes = [codes[i] for i in order]
-    entry = table_for(rules).lookup(sorted_codes)
-    slot, suited = choose_slot(entry, sorted_codes, rules)
+    [(entry, slot, projection, suited, payout)] = resolve_many([[c.code for c in hand]], table_for(rules))
     ox = power = None
-    if slot is not None:
-        ox = _formation(hand, order, slot.ox, slot.ox_points)
-        power = _formation(hand, order, slot.power, slot.power_points)
+    if slot is not None and projection is not None:
+        ox_at, ox_points, power_at, power_points = projection
+        ox = Formation(tuple(hand[i] for i in ox_at), tuple(ox_points))
+        power = Formation(tuple(hand[i] for i in power_at), tuple(power_points))
     return Evaluation(
         hand=tuple(hand),
         category=entry.category,
         label=entry.label,
         score=entry.score,
-        payout=entry.payout * rules.suited_multiplier if suited else entry.payout,
+        payout=payout,
         ox=ox,
         power=power,
-        nenku=slot.nenku if slot is not None else False,
+        nenku=slot is not None and slot.nenku,
         suited=suited,
     )
-
-
-def _formation(
-    hand: Sequence[Card], order: Sequence[int], positions: Sequence[int], points: Sequence[int]
-) -> Formation:
-    pairs = sorted((order[p], pt) for p, pt in zip(positions, points, strict=True))
-    return Formation(tuple(hand[i] for i, _ in pairs), tuple(pt for _, pt in pairs))
 
 
 def evaluate_many(codes: npt.NDArray[np.integer], rules: Rules) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.int8]]:

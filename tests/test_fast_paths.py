@@ -1,0 +1,303 @@
+"""The fast paths give exactly what the straightforward ones give.
+
+* :func:`service.serialize.evaluation_dicts` (the batch path, straight from card codes
+  through :func:`service.engine.tables.resolve_many`) against
+  ``evaluation_dict(evaluate_reference(...))`` hand by hand, under every built-in profile,
+  with one, two and eight decks, suited hands for the suited bonuses, and rules without a
+  table (the reference fallback);
+* the endpoints that use it, end to end, byte for byte after parsing;
+* the one-pass batch validation (:class:`service.schemas.HandsField`): every bad card of
+  every hand named by its exact JSON pointer;
+* the collector pause the batch view runs under.
+
+No timings here: bench/ measures speed.
+"""
+
+from __future__ import annotations
+
+import gc
+import random
+import threading
+from typing import Any
+
+import orjson
+import pytest
+from flask.testing import FlaskClient
+
+from service import gc_pause
+from service.engine.cards import CARDS, Card
+from service.engine.evaluate import evaluate_reference
+from service.engine.rules import PROFILES, Rules, apply_overrides
+from service.engine.tables import _PLACEMENTS, BUILD_THRESHOLD, evaluate, resolve_many, table_for, use_table
+from service.serialize import evaluation_dict, evaluation_dicts
+
+PROFILE_NAMES = sorted(PROFILES)
+
+
+def random_hands(n: int, decks: int, seed: int) -> list[list[int]]:
+    """``n`` hands of codes dealt from ``decks`` decks; every seventh is all one suit."""
+    rng = random.Random(seed)
+    shoe = [c for c in range(52) for _ in range(decks)]
+    hands: list[list[int]] = []
+    for i in range(n):
+        if i % 7 == 0:
+            suit = rng.randrange(4)
+            hands.append([rank * 4 + suit for rank in rng.sample(range(13), 5)])
+        elif i % 11 == 0 and decks > 1:  # a repeated card, allowed with several decks
+            hand = rng.sample(range(52), 4)
+            hands.append([*hand[:2], hand[0], *hand[2:4]])
+        else:
+            hands.append(rng.sample(shoe, 5))
+    return hands
+
+
+def cards_of(codes: list[int]) -> tuple[Card, ...]:
+    return tuple(CARDS[c] for c in codes)
+
+
+def expected(hands: list[list[int]], rules: Rules) -> list[dict[str, Any]]:
+    return [evaluation_dict(evaluate_reference(cards_of(h), rules)) for h in hands]
+
+
+@pytest.mark.parametrize("decks", [1, 2, 8])
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+def test_batch_path_equals_the_reference(profile: str, decks: int) -> None:
+    rules = PROFILES[profile].rules
+    table_for(rules)
+    hands = random_hands(3_000, decks, seed=hash((profile, decks)) % 10_000)
+    got = evaluation_dicts(hands, rules)
+    want = expected(hands, rules)
+    assert got == want
+    assert orjson.dumps(got) == orjson.dumps(want)
+
+
+def test_the_samples_exercise_what_they_should() -> None:
+    """The random hands above do reach the suited bonus, the Nenku and every category."""
+    liberal = evaluation_dicts(random_hands(3_000, 1, seed=1), PROFILES["liberal"].rules)
+    assert any(e["suited"] for e in liberal)
+    assert any(e["nenku"] for e in liberal)
+    assert any(e["payout"] != 0 and e["suited"] for e in liberal)
+    standard = evaluation_dicts(random_hands(3_000, 2, seed=2), PROFILES["standard"].rules)
+    assert {e["category"] for e in standard} >= {"no_ox", "single_ox", "double_ox"}
+
+
+@pytest.mark.parametrize("bonus", ["ox", "hand"])
+def test_suited_bonuses_with_a_table(bonus: str) -> None:
+    rules = apply_overrides(PROFILES["standard"].rules, {"suited_bonus": bonus, "suited_multiplier": 3})
+    table_for(rules)
+    hands = random_hands(2_000, 1, seed=3)
+    assert use_table(rules, len(hands)) is not None
+    got = evaluation_dicts(hands, rules)
+    assert got == expected(hands, rules)
+    assert any(e["suited"] for e in got)
+
+
+def test_rules_without_a_table_use_the_reference() -> None:
+    rules = apply_overrides(Rules(), {"bomb": True, "ties": "push", "double_ox_order": "ace_high"})
+    hands = random_hands(50, 2, seed=4)
+    assert use_table(rules, len(hands)) is None
+    assert evaluation_dicts(hands, rules) == expected(hands, rules)
+
+
+def test_a_large_batch_builds_the_table() -> None:
+    rules = apply_overrides(Rules(), {"five_small_max_points": 9, "suited_bonus": "ox"})
+    hands = random_hands(BUILD_THRESHOLD, 1, seed=5)
+    got = evaluation_dicts(hands, rules)
+    assert use_table(rules) is not None  # built for this batch, kept for the next
+    assert got == expected(hands, rules)
+
+
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+def test_scalar_table_evaluate_equals_the_reference(profile: str) -> None:
+    rules = PROFILES[profile].rules
+    for codes in random_hands(2_000, 2, seed=6):
+        assert evaluate(cards_of(codes), rules) == evaluate_reference(cards_of(codes), rules)
+
+
+def test_every_input_order_of_one_hand() -> None:
+    """Each of the 120 orders of a Double-Ox hand: the same result, cards in input order."""
+    from itertools import permutations
+
+    rules = PROFILES["standard"].rules
+    base = [CARDS.index(c) for c in CARDS if c.text in ("3S", "6H", "8D", "4C", "8H")]
+    for order in permutations(base):
+        hand = list(order)
+        [got] = evaluation_dicts([hand], rules)
+        assert got == evaluation_dict(evaluate_reference(cards_of(hand), rules))
+        assert got["label"] == "Double-Ox 8"
+
+
+def test_placements_map_sorted_positions_back_to_input() -> None:
+    hand = [40, 7, 29, 3, 18]  # codes; sorted: 3, 7, 18, 29, 40
+    order = tuple(sorted(range(5), key=hand.__getitem__))
+    for ox, placements in _PLACEMENTS.items():
+        ox_at, ox_from, power_at, power_from = placements[order]
+        sorted_codes = sorted(hand)
+        assert [hand[i] for i in ox_at] == sorted((sorted_codes[p] for p in ox), key=hand.index)
+        assert [sorted_codes[ox[k]] for k in ox_from] == [hand[i] for i in ox_at]
+        power = [p for p in range(5) if p not in ox]
+        assert [sorted_codes[power[k]] for k in power_from] == [hand[i] for i in power_at]
+
+
+def test_resolve_many_reports_the_chosen_slot() -> None:
+    rules = PROFILES["liberal"].rules
+    hands = random_hands(500, 1, seed=7)
+    for codes, (entry, slot, projection, suited, payout) in zip(hands, resolve_many(hands, table_for(rules)),
+                                                                strict=True):
+        reference = evaluate_reference(cards_of(codes), rules)
+        assert (entry.category, suited, payout) == (reference.category, reference.suited, reference.payout)
+        assert (slot is None) == (projection is None) == (reference.ox is None)
+
+
+# ---------------------------------------------------------------------------------------
+# End to end
+
+
+def texts(hands: list[list[int]]) -> list[list[str]]:
+    return [[CARDS[c].text for c in h] for h in hands]
+
+
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+def test_batch_endpoint_equals_the_reference(client: FlaskClient, profile: str) -> None:
+    rules = PROFILES[profile].rules
+    hands = random_hands(400, 2, seed=8)
+    response = client.post(f"/v1/evaluations/batch?profile={profile}", json={"hands": texts(hands), "decks": 2})
+    assert response.status_code == 200, response.get_data(as_text=True)
+    body = orjson.loads(response.get_data())
+    assert list(body) == ["profile", "rules_digest", "evaluations"]
+    assert body["profile"] == profile
+    assert body["rules_digest"] == rules.digest()
+    assert body["evaluations"] == expected(hands, rules)
+
+
+def test_batch_endpoint_with_overrides(client: FlaskClient) -> None:
+    overrides = {"suited_bonus": "hand", "suited_multiplier": 4, "bomb": True}
+    rules = apply_overrides(PROFILES["standard"].rules, overrides)
+    hands = random_hands(300, 1, seed=9)
+    body = client.post("/v1/evaluations/batch", json={"hands": texts(hands), "rules": overrides}).get_json()
+    assert list(body) == ["profile", "rules_digest", "rules", "evaluations"]
+    assert body["rules"] == rules.as_dict()
+    assert body["evaluations"] == expected(hands, rules)
+
+
+def test_batch_accepts_every_spelling(client: FlaskClient) -> None:
+    body = client.post("/v1/evaluations/batch",
+                       json={"hands": [["Ts", "0h", "10♦", "k♣", "aS"], ["10S", "7H", "3D", "KC", "7D"]]}).get_json()
+    assert [e["hand"] for e in body["evaluations"]] == [["10S", "10H", "10D", "KC", "AS"],
+                                                         ["10S", "7H", "3D", "KC", "7D"]]
+
+
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+def test_single_evaluation_equals_the_reference(client: FlaskClient, profile: str) -> None:
+    rules = PROFILES[profile].rules
+    for codes in random_hands(40, 1, seed=10):
+        body = client.post(f"/v1/evaluations?profile={profile}", json={"hand": texts([codes])[0]}).get_json()
+        want = evaluation_dict(evaluate_reference(cards_of(codes), rules))
+        assert body == {"profile": profile, "rules_digest": rules.digest()} | want
+        assert list(body) == ["profile", "rules_digest", *want]
+
+
+def test_batch_error_pointers_are_exact(client: FlaskClient) -> None:
+    hands: list[Any] = [["AS", "2D", "3C", "4H", "5S"] for _ in range(20)]
+    hands[3][1] = "1S"
+    hands[7] = ["AS", "AS", "2D", "3C", "4H"]
+    hands[9] = ["AS", "2D", "3C", "4H"]
+    hands[12] = "AS"
+    hands[15][2] = 5
+    hands[16][0] = []
+    hands[18] = ["KS", "KS", "KS", "1X", "QQ"]
+    response = client.post("/v1/evaluations/batch", json={"hands": hands})
+    assert response.status_code == 400
+    assert response.mimetype == "application/problem+json"
+    bad_card = "is not a card: write a rank (A 2-9 10 T 0 J Q K) then a suit (S H D C or a suit symbol), e.g. 'AS' or '10H'"
+    assert response.get_json()["errors"] == [
+        {"pointer": "/hands/3/1", "detail": f"'1S' {bad_card}"},
+        {"pointer": "/hands/9", "detail": "a hand is exactly 5 cards, got 4"},
+        {"pointer": "/hands/12", "detail": "a hand must be a list of 5 cards"},
+        {"pointer": "/hands/15/2", "detail": "a card must be a string such as 'AS' or '10H', not int"},
+        {"pointer": "/hands/16/0", "detail": "a card must be a string such as 'AS' or '10H', not list"},
+        {"pointer": "/hands/18/3", "detail": f"'1X' {bad_card}"},
+        {"pointer": "/hands/18/4", "detail": f"'QQ' {bad_card}"},
+        {"pointer": "/hands/18/1", "detail": "KS appears more than once (1 deck in play)"},
+        {"pointer": "/hands/18/2", "detail": "KS appears more than once (1 deck in play)"},
+        {"pointer": "/hands/7/1", "detail": "AS appears more than once (1 deck in play)"},
+    ]
+
+
+def test_batch_duplicates_count_per_deck(client: FlaskClient) -> None:
+    hands = [["AS", "AS", "2D", "3C", "4H"], ["KS", "KS", "KS", "2D", "3C"]]
+    response = client.post("/v1/evaluations/batch", json={"hands": hands, "decks": 2})
+    assert response.status_code == 400
+    assert response.get_json()["errors"] == [
+        {"pointer": "/hands/1/2", "detail": "KS appears more than twice (2 decks in play)"},
+    ]
+
+
+def test_batch_error_in_one_hand_of_a_large_batch(client: FlaskClient) -> None:
+    hands = texts(random_hands(10_000, 1, seed=11))
+    hands[9_876][4] = "ZZ"
+    response = client.post("/v1/evaluations/batch", json={"hands": hands})
+    assert response.status_code == 400
+    assert [e["pointer"] for e in response.get_json()["errors"]] == ["/hands/9876/4"]
+
+
+def test_batch_size_limits(client: FlaskClient) -> None:
+    for hands in ([], [["AS", "2D", "3C", "4H", "5S"]] * 10_001):
+        response = client.post("/v1/evaluations/batch", json={"hands": hands})
+        assert response.status_code == 400
+        assert [e["pointer"] for e in response.get_json()["errors"]] == ["/hands"]
+
+
+def test_batch_leaves_the_collector_on(client: FlaskClient) -> None:
+    assert gc.isenabled()
+    client.post("/v1/evaluations/batch", json={"hands": [["AS", "2D", "3C", "4H", "5S"]]})
+    client.post("/v1/evaluations/batch", json={"hands": [["AS", "AS", "3C", "4H", "5S"]]})
+    assert gc.isenabled()
+
+
+# ---------------------------------------------------------------------------------------
+# The collector pause
+
+
+def test_pause_nests_and_restores() -> None:
+    assert gc.isenabled()
+    with gc_pause.paused():
+        with gc_pause.paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_pause_keeps_a_disabled_collector_disabled() -> None:
+    gc.disable()
+    try:
+        with gc_pause.paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_pause_restores_after_an_error() -> None:
+    with pytest.raises(ValueError, match="boom"), gc_pause.paused():
+        raise ValueError("boom")
+    assert gc.isenabled()
+
+
+def test_pause_across_threads() -> None:
+    inside = threading.Barrier(2)
+    leave = threading.Event()
+
+    def hold() -> None:
+        with gc_pause.paused():
+            inside.wait()
+            leave.wait(10)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    with gc_pause.paused():
+        inside.wait()
+    assert not gc.isenabled()  # the other thread is still inside
+    leave.set()
+    thread.join(10)
+    assert gc.isenabled()
