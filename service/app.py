@@ -10,6 +10,7 @@ from typing import Any
 from flask import Flask
 
 from service import observability
+from service.analysis_views import analyses
 from service.docs_views import docs
 from service.engine.tables import table_for
 from service.problems import register_error_handlers
@@ -54,6 +55,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     register_error_handlers(app)
     app.register_blueprint(api)
     app.register_blueprint(ops)
+    app.register_blueprint(analyses)
     app.register_blueprint(docs)
     for profile in registry.values():
         table_for(profile.rules)

@@ -23,6 +23,13 @@ PLAYERS = [("seat-1", ["10H", "9S", "8S", "4D", "4H"], 250),  # No Ox: pays 250 
 def drive(base_url: str) -> dict[str, Any]:
     """Call every operation once or more; return ``{operationId: [observation, ...]}``."""
     from gnau_scoring_client import Client  # type: ignore[import-not-found]
+    from gnau_scoring_client.api.analysis import (  # type: ignore[import-not-found]
+        analyse_distribution,
+        analyse_house_edge,
+        get_profile_distribution,
+        get_profile_house_edge,
+        odds_against_dealer,
+    )
     from gnau_scoring_client.api.documentation import (  # type: ignore[import-not-found]
         docs_asset,
         docs_page,
@@ -42,9 +49,11 @@ def drive(base_url: str) -> dict[str, Any]:
         settle_round,
     )
     from gnau_scoring_client.models import (  # type: ignore[import-not-found]
+        AnalysisRequest,
         BatchRequest,
         DealerRequest,
         EvaluationRequest,
+        OddsRequest,
         PlayerRequest,
         RankingEntryRequest,
         RankingRequest,
@@ -96,6 +105,20 @@ def drive(base_url: str) -> dict[str, Any]:
         record("listProfiles", list_profiles.sync_detailed(client=client))
         record("getProfile", get_profile.sync_detailed("niu-niu", client=client))
         record("getProfile", get_profile.sync_detailed("vegas", client=client))
+
+        record("oddsAgainstDealer", odds_against_dealer.sync_detailed(
+            client=client, body=OddsRequest(hand=["JS", "QH", "KD", "JC", "QD"])))
+        record("oddsAgainstDealer", odds_against_dealer.sync_detailed(
+            client=client, profile="liberal", body=OddsRequest(hand=["2S", "3S", "5S", "KH", "9D"], dead=["AS"])))
+        record("oddsAgainstDealer", odds_against_dealer.sync_detailed(
+            client=client, body=OddsRequest(hand=["10S", "7H", "3D", "KC", "7D"], dead=["7h"])))
+        record("getProfileDistribution", get_profile_distribution.sync_detailed("standard", client=client))
+        record("getProfileHouseEdge", get_profile_house_edge.sync_detailed("niu-niu", client=client))
+        record("getProfileHouseEdge", get_profile_house_edge.sync_detailed("vegas", client=client))
+        record("analyseDistribution", analyse_distribution.sync_detailed(
+            client=client, body=AnalysisRequest(rules=RulesOverrides(three_six_swap=False))))
+        record("analyseHouseEdge", analyse_house_edge.sync_detailed(
+            client=client, profile="casino", body=AnalysisRequest(rules=RulesOverrides(ties="push"))))
 
         record("health", health.sync_detailed(client=client))
         record("readiness", readiness.sync_detailed(client=client))

@@ -52,7 +52,10 @@ def map_case(context: Any, case: Any) -> Any:
     if isinstance(rules, dict) and isinstance(rules.get("ranking"), list) and "no_ox" in rules["ranking"]:
         rules["ranking"] = [c for c in rules["ranking"] if c != "no_ox"] + ["no_ox"]
     if isinstance(body.get("hand"), list):
-        _repair([body["hand"]], decks)
+        dead = body.get("dead")
+        if isinstance(dead, list):  # POST /v1/odds: at least 5 cards left, copies across hand + dead
+            del dead[52 * decks - 10:]
+        _repair([body["hand"]] + ([dead] if isinstance(dead, list) else []), decks)
     if isinstance(body.get("hands"), list):
         for item in body["hands"]:
             hand = item.get("hand") if isinstance(item, dict) else item

@@ -169,3 +169,26 @@ def test_operations_and_docs(seen: dict[str, list[dict[str, Any]]]) -> None:
     assert "/docs/swagger-ui-bundle.js" in seen["docsPage"][0]["body"]
     assert seen["docsPage"][0]["content_type"].startswith("text/html")
     assert "box-sizing" in seen["docsAsset"][0]["body"]
+
+
+def test_analyses(seen: dict[str, list[dict[str, Any]]]) -> None:
+    five_dukes, suited, dead_copy = seen["oddsAgainstDealer"]
+    assert five_dukes["model"] == "OddsResponse"
+    body = five_dukes["body"]
+    assert (body["dealer_hands"], body["lose"]["hands"], body["push"]["hands"]) == (1533939, 0, 21)
+    assert suited["body"]["method"] == "card_multisets"
+    assert suited["body"]["evaluation"]["suited"] is True
+    assert dead_copy["status"] == 400
+    assert [e["pointer"] for e in dead_copy["body"]["errors"]] == ["/dead/0"]
+    (distribution,) = seen["getProfileDistribution"]
+    assert distribution["model"] == "DistributionResponse"
+    assert distribution["body"]["labels"][0] == {"label": "Five Dukes", "category": "five_dukes", "score": 800,
+                                                 "hands": 792, "fraction": "33/108290",
+                                                 "probability": 792 / 2598960}
+    niu_niu, unknown = seen["getProfileHouseEdge"]
+    assert niu_niu["body"]["house_edge"] == {"fraction": "0/1", "value": 0.0}
+    assert unknown["status"] == 404
+    (custom,) = seen["analyseDistribution"]
+    assert custom["body"]["rules"]["three_six_swap"] is False
+    (push,) = seen["analyseHouseEdge"]
+    assert (push["body"]["profile"], push["body"]["house_edge"]["fraction"]) == ("casino", "0/1")

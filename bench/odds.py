@@ -1,0 +1,63 @@
+"""Timings of the exact analyses (issue 5): ``python -m bench.odds``.
+
+Prints one markdown table: per built-in profile, the median time of ``POST /v1/odds``
+(one deck, no dead cards; in-process Flask test client, so parsing and JSON included) and
+of the engine call alone over the same random hands, and the time of the first
+house-edge and distribution computation in a fresh process (later calls are cached).
+The issue's goal: odds under 100 ms at the median.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from collections.abc import Callable
+from functools import partial
+
+from service.app import create_app
+from service.engine.cards import CARDS
+from service.engine.odds import distribution, house_edge, odds
+from service.engine.rules import PROFILES
+
+__all__ = ["main"]
+
+HANDS = 25
+
+
+def _seconds(call: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    """Run every measurement and print the table."""
+    started = time.perf_counter()
+    app = create_app({"TESTING": True, "PROFILES_FILE": None})
+    client = app.test_client()
+    boot = time.perf_counter() - started
+    rng = random.Random(5)
+    hands = [rng.sample(range(52), 5) for _ in range(HANDS)]
+    print(f"app start (tables built): {boot:.2f} s; {HANDS} random hands per profile\n")
+    print("| profile | method | POST /v1/odds median | engine median | first house edge | first distribution |")
+    print("|---|---|---|---|---|---|")
+    for name, profile in PROFILES.items():
+        rules = profile.rules
+        first_edge = _seconds(partial(house_edge, rules))
+        first_dist = _seconds(partial(distribution, rules))
+        http: list[float] = []
+        engine: list[float] = []
+        method = ""
+        for hand in hands:
+            body = {"hand": [CARDS[c].text for c in hand]}
+            http.append(_seconds(partial(client.post, f"/v1/odds?profile={name}", json=body)))
+            cards = [CARDS[c] for c in hand]
+            engine.append(_seconds(partial(odds, cards, rules)))
+            method = odds(cards, rules).method
+        print(f"| `{name}` | {method} | {statistics.median(http) * 1000:.1f} ms | "
+              f"{statistics.median(engine) * 1000:.1f} ms | {first_edge:.2f} s | {first_dist:.2f} s |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,337 @@
+"""Analysis endpoints: exact odds against the dealer, distributions, house edge (issue 5).
+
+Thin views over :mod:`service.engine.odds`: parse with marshmallow (through
+:func:`service.views.load_scoring`), call the engine, write JSON. Every route is a path x
+method of openapi.yaml.
+
+Work that is not cached yet (a table for custom rules, the card-multiset walk on first
+use) is estimated with :func:`~service.engine.odds.analysis_cost` and paid for from a
+per-process :class:`ComputeBudget` of seconds per minute (``ANALYSIS_BUDGET_SECONDS`` in
+the app config, else the ``GNAU_ANALYSIS_BUDGET_SECONDS`` environment variable, default
+10). When it is spent the request is refused at once: ``429 /problems/too-expensive`` with
+``Retry-After``. 429 rather than 503: the server is healthy and the same request will be
+served once the budget refills (and a 5xx would count as a server fault).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from fractions import Fraction
+from typing import Any
+
+from flask import Blueprint, Response, current_app
+from marshmallow import ValidationError, fields, validates_schema
+from werkzeug.wrappers import Response as WerkzeugResponse
+
+from service.engine.cards import CARD_CODES, CARDS, Card, duplicate_message, parse_card
+from service.engine.cards import CardError as _CardError
+from service.engine.odds import (
+    HOUSE_EDGE_METHOD,
+    Distribution,
+    HouseEdge,
+    OddsError,
+    analysis_cost,
+    distribution,
+    house_edge,
+    labels_of,
+    odds,
+)
+from service.engine.rules import Profile, Rules
+from service.engine.tables import evaluate
+from service.problems import ProblemError, problem_response
+from service.schemas import MAX_DECKS, HandField, _ScoringRequest
+from service.serialize import evaluation_dict
+from service.views import _SCHEMAS, json_response, load_scoring, registry
+
+__all__ = ["analyses", "fraction_text"]
+
+analyses = Blueprint("analyses", __name__, url_prefix="/v1")
+
+#: Dead cards: at most every card of eight decks but the ten of two hands.
+MAX_DEAD = 52 * MAX_DECKS - 10
+DEFAULT_BUDGET_SECONDS = 10.0
+
+
+def fraction_text(value: Fraction) -> str:
+    """An exact fraction as ``"p/q"`` (always with a denominator), e.g. ``"-3/7"``, ``"0/1"``.
+
+    >>> fraction_text(Fraction(-6, 14)), fraction_text(Fraction(0))
+    ('-3/7', '0/1')
+    """
+    return f"{value.numerator}/{value.denominator}"
+
+
+def _chance(hands: int, value: Fraction) -> dict[str, Any]:
+    return {"hands": hands, "fraction": fraction_text(value), "probability": float(value)}
+
+
+def _exact(value: Fraction) -> dict[str, Any]:
+    return {"fraction": fraction_text(value), "value": float(value)}
+
+
+class CardsField(fields.Field[Any]):
+    """A list of cards in any accepted notation, loaded as card codes (``None`` where bad)."""
+
+    def __init__(self, max_items: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.max_items = max_items
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None,
+                     **kwargs: Any) -> list[int | None]:
+        if not isinstance(value, list):
+            raise ValidationError("must be a list of cards")
+        if len(value) > self.max_items:
+            raise ValidationError(f"at most {self.max_items} cards, got {len(value)}")
+        codes: list[int | None] = []
+        errors: dict[Any, list[str]] = {}
+        for i, token in enumerate(value):
+            code = CARD_CODES.get(token) if isinstance(token, str) else None
+            if code is None:
+                try:
+                    parse_card(token)
+                except _CardError as exc:
+                    errors[i] = [str(exc)]
+            codes.append(code)
+        if errors:
+            raise ValidationError(errors, valid_data=codes)
+        return codes
+
+
+class OddsRequestSchema(_ScoringRequest):
+    """``POST /v1/odds``: ``{"hand": [5 cards], "dead": [cards], "decks": 1, "rules": {...}}``.
+
+    A card may appear at most ``decks`` times across the hand and the dead cards, and at
+    least five cards must be left for the dealer.
+    """
+
+    hand = HandField(required=True)
+    dead = CardsField(MAX_DEAD, load_default=list)
+
+    @validates_schema(skip_on_field_errors=False)
+    def _check_cards(self, data: Mapping[str, Any], **kwargs: Any) -> None:
+        decks = data.get("decks")  # the default applied; absent when invalid
+        if not isinstance(decks, int):
+            return
+        errors: dict[Any, Any] = {}
+        seen = [0] * 52
+        used = 0
+        for name in ("hand", "dead"):
+            for i, code in enumerate(data.get(name) or []):
+                if code is None:
+                    continue
+                used += 1
+                seen[code] += 1
+                if seen[code] > decks:
+                    errors.setdefault(name, {})[i] = [duplicate_message(code, decks)]
+        left = 52 * decks - used
+        if not errors and left < 5:
+            errors["dead"] = {"_self": [f"only {left} cards are left for the dealer; at most "
+                                        f"{52 * decks - 10} dead cards with {decks} deck(s)"]}
+        if errors:
+            raise ValidationError(errors)
+
+
+#: ``POST /v1/analyses/...``: ``{"rules": {...}}`` (optional: the profile as it is). One
+#: deck always, so ``decks`` is not a field (sending it is an unknown-field error).
+_ANALYSIS_SCHEMA = _ScoringRequest(exclude=("decks",))
+
+_SCHEMAS.setdefault("odds", OddsRequestSchema())  # load_scoring's kinds: one more each
+_SCHEMAS.setdefault("analysis", _ANALYSIS_SCHEMA)
+
+class ComputeBudget:
+    """A token bucket of seconds of uncached analysis work, per process.
+
+    It holds at most ``capacity`` seconds and refills at ``capacity`` per minute. A request
+    whose uncached work is estimated at ``cost`` seconds runs when the bucket holds
+    ``min(cost, capacity)`` (a full bucket always admits one request); the time it really
+    took is then taken out, so the bucket may go negative. Capacity 0 admits nothing.
+
+    >>> b = ComputeBudget(10.0, clock=lambda: 0.0)
+    >>> b.admit(0.8), b.admit(30.0)
+    (None, None)
+    >>> b.charge(12.0); b.admit(0.8)    # 2.8 s short at 10 s a minute
+    17
+    """
+
+    WINDOW = 60.0
+
+    def __init__(self, capacity: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.capacity = capacity
+        self.tokens = capacity
+        self.clock = clock
+        self.stamp = clock()
+        self.lock = threading.Lock()
+
+    def _refill(self) -> None:
+        now = self.clock()
+        self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.capacity / self.WINDOW)
+        self.stamp = now
+
+    def admit(self, cost: float) -> int | None:
+        """``None`` when a request of ``cost`` seconds may run now, else seconds to wait."""
+        with self.lock:
+            if self.capacity <= 0:
+                return int(self.WINDOW)
+            self._refill()
+            need = min(cost, self.capacity)
+            if self.tokens >= need:
+                return None
+            return max(1, math.ceil((need - self.tokens) * self.WINDOW / self.capacity))
+
+    def charge(self, seconds: float) -> None:
+        """Take ``seconds`` of work done out of the bucket."""
+        with self.lock:
+            self._refill()
+            self.tokens -= seconds
+
+
+def _budget() -> ComputeBudget:
+    budget: ComputeBudget | None = current_app.extensions.get("gnau.analysis_budget")
+    if budget is None:
+        configured = current_app.config.get("ANALYSIS_BUDGET_SECONDS")
+        if configured is None:
+            configured = os.environ.get("GNAU_ANALYSIS_BUDGET_SECONDS") or DEFAULT_BUDGET_SECONDS
+        budget = current_app.extensions["gnau.analysis_budget"] = ComputeBudget(float(configured))
+    return budget
+
+
+@contextmanager
+def _bounded(rules: Rules, kind: str) -> Iterator[None]:
+    """Run cached work at once; uncached work only as the compute budget allows."""
+    cost = analysis_cost(rules, kind)
+    if cost == 0:
+        yield
+        return
+    budget = _budget()
+    wait = budget.admit(cost)
+    if wait is not None:
+        raise TooExpensiveError(
+            f"This analysis needs about {cost:.1f} s of uncached work and this server's budget for such "
+            f"work ({budget.capacity:g} s per minute) is spent; retry in {wait} s, or use a built-in profile.",
+            wait)
+    started = time.monotonic()
+    try:
+        yield
+    finally:
+        budget.charge(time.monotonic() - started)
+
+
+class TooExpensiveError(ProblemError):
+    """429 ``/problems/too-expensive`` with a ``Retry-After`` header."""
+
+    def __init__(self, detail: str, retry_after: int) -> None:
+        super().__init__(429, "/problems/too-expensive", "Analysis budget spent", detail)
+        self.retry_after = retry_after
+
+
+@analyses.errorhandler(TooExpensiveError)
+def _too_expensive(exc: TooExpensiveError) -> WerkzeugResponse:
+    response = problem_response(exc.status, exc.detail, type_=exc.type, title=exc.title)
+    response.headers["Retry-After"] = str(exc.retry_after)
+    return response
+
+
+def _profile_or_404(name: str) -> Profile:
+    profile = registry().get(name)
+    if profile is None:
+        raise ProblemError(404, "/problems/unknown-profile", "Unknown profile",
+                         f"There is no profile {name!r}; see GET /v1/profiles.")
+    return profile
+
+
+def _distribution_body(rules: Rules, result: Distribution) -> dict[str, Any]:
+    total = result.total
+    labels = [
+        {"label": label, "category": category, "score": score} | _chance(result.counts[label],
+                                                                         Fraction(result.counts[label], total))
+        for label, category, score in labels_of(rules)
+    ]
+    categories = [{"category": c} | _chance(n, Fraction(n, total)) for c, n in result.categories.items()]
+    return {"total": total, "labels": labels, "categories": categories}
+
+
+def _edge_body(result: HouseEdge) -> dict[str, Any]:
+    return {
+        "pairs": result.pairs,
+        "player_expected_net": _exact(result.player_expected_net),
+        "house_edge": _exact(result.edge),
+        "method": HOUSE_EDGE_METHOD,
+    }
+
+
+def _context(profile: Profile) -> dict[str, Any]:
+    return {"profile": profile.name, "rules_digest": profile.rules.digest()}
+
+
+@analyses.post("/odds")
+def odds_against_dealer() -> Response:
+    """Exact odds of a hand against a random dealer hand (openapi: ``oddsAgainstDealer``)."""
+    s = load_scoring("odds")
+    hand = _cards(s.data["hand"])
+    dead = _cards(s.data["dead"])
+    decks: int = s.data["decks"]
+    with _bounded(s.rules, "odds"):
+        try:
+            result = odds(hand, s.rules, dead, decks)
+        except OddsError as exc:  # the schema checks the same; kept as a guard
+            raise ProblemError(400, "/problems/validation-error", "Invalid request", str(exc),
+                               [{"pointer": "/dead", "detail": str(exc)}]) from None
+        evaluation = evaluate(hand, s.rules)
+    cards_left = 52 * decks - 5 - len(dead)
+    body = s.context | {
+        "evaluation": evaluation_dict(evaluation),
+        "decks": decks,
+        "cards_left": cards_left,
+        "dealer_hands": result.dealer_hands,
+        "method": result.method,
+        "win": _chance(result.wins, result.win),
+        "lose": _chance(result.losses, result.lose),
+        "push": _chance(result.pushes, result.push),
+        "expected_net": _exact(result.expected_net),
+    }
+    return json_response(body)
+
+
+@analyses.get("/profiles/<name>/distribution")
+def profile_distribution(name: str) -> Response:
+    """Hands per label over one deck (openapi: ``getProfileDistribution``); 404 when unknown."""
+    profile = _profile_or_404(name)
+    with _bounded(profile.rules, "distribution"):
+        result = distribution(profile.rules)
+    return json_response(_context(profile) | _distribution_body(profile.rules, result))
+
+
+@analyses.get("/profiles/<name>/house-edge")
+def profile_house_edge(name: str) -> Response:
+    """The profile's exact house edge (openapi: ``getProfileHouseEdge``); 404 when unknown."""
+    profile = _profile_or_404(name)
+    with _bounded(profile.rules, "house_edge"):
+        result = house_edge(profile.rules)
+    return json_response(_context(profile) | _edge_body(result))
+
+
+@analyses.post("/analyses/distribution")
+def custom_distribution() -> Response:
+    """Hands per label under custom rules (openapi: ``analyseDistribution``)."""
+    s = load_scoring("analysis")
+    with _bounded(s.rules, "distribution"):
+        result = distribution(s.rules)
+    return json_response(s.context | _distribution_body(s.rules, result))
+
+
+@analyses.post("/analyses/house-edge")
+def custom_house_edge() -> Response:
+    """The house edge under custom rules (openapi: ``analyseHouseEdge``)."""
+    s = load_scoring("analysis")
+    with _bounded(s.rules, "house_edge"):
+        result = house_edge(s.rules)
+    return json_response(s.context | _edge_body(result))
+
+
+def _cards(codes: Sequence[int]) -> tuple[Card, ...]:
+    return tuple(CARDS[c] for c in codes)

@@ -1,0 +1,367 @@
+"""Exact odds, distributions and the house edge (issue 5), against brute force.
+
+Brute force here means: evaluate every hand with the table (``tables.evaluate``) and
+settle every pair with ``settle_one`` — nothing shared with the grouped computations of
+``service.engine.odds`` beyond the evaluator itself.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from fractions import Fraction
+from itertools import combinations
+from math import comb
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from service.app import create_app
+from service.engine.cards import CARD_CODES, CARDS, Card
+from service.engine.odds import Odds, OddsError, distribution, edge_table, house_edge, labels_of, odds
+from service.engine.rules import PROFILES, Rules, apply_overrides
+from service.engine.settle import settle_one
+from service.engine.tables import evaluate
+from tests.test_exhaustive import PINNED_COUNTS
+
+ROOT = Path(__file__).resolve().parents[1]
+ONE_DECK = comb(52, 5)
+
+#: Every built-in profile, and custom rules that exercise the other suit-dependent paths.
+RULE_SETS: dict[str, Rules] = {name: p.rules for name, p in PROFILES.items()} | {
+    "hand-bonus-high-card": apply_overrides(PROFILES["standard"].rules,
+                                            {"suited_bonus": "hand", "ties": "high_card", "suited_multiplier": 3}),
+    "hand-bonus-dealer": apply_overrides(PROFILES["casino"].rules, {"suited_bonus": "hand"}),
+    "ox-bonus-push": apply_overrides(PROFILES["liberal"].rules, {"ties": "push", "payouts": {"single_ox_9": 4}}),
+}
+
+
+def codes(text: str) -> list[int]:
+    return [CARD_CODES[t] for t in text.split()]
+
+
+def cards(values: list[int] | tuple[int, ...]) -> list[Card]:
+    return [CARDS[c] for c in values]
+
+
+# ---------------------------------------------------------------------------------------
+# Distribution
+
+
+def test_standard_distribution_has_the_issue_counts() -> None:
+    d = distribution(PROFILES["standard"].rules)
+    assert d.total == ONE_DECK == sum(d.counts.values()) == sum(d.categories.values())
+    assert (d.counts["Five Dukes"], d.counts["Five Small"], d.counts["Ngau Tonku"], d.counts["No Ox"]) == (
+        792, 4368, 26539, 568928)
+    assert d.probability("Five Small") == Fraction(4368, ONE_DECK)
+
+
+@pytest.mark.parametrize("name", list(PROFILES))
+def test_every_profile_distribution_sums_to_one_deck(name: str) -> None:
+    rules = PROFILES[name].rules
+    d = distribution(rules)
+    assert d.total == sum(d.counts.values()) == ONE_DECK
+    assert list(d.counts) == [label for label, _, _ in labels_of(rules)]  # strongest first, zeros kept
+    if name in PINNED_COUNTS:  # pinned by the exhaustive walk of every hand
+        assert {k: v for k, v in d.counts.items() if v} == PINNED_COUNTS[name]
+
+
+def test_impossible_labels_are_listed_with_zero() -> None:
+    d = distribution(PROFILES["liberal"].rules)  # three_six_pair: 3-3 is Double-Ox 6
+    assert d.counts["Double-Ox 3"] == 0
+    assert d.counts["Double-Ox 6"] > distribution(PROFILES["tens-are-dukes"].rules).counts["Double-Ox 6"]
+
+
+SMALL_DECK = codes("AS AH 2S 3S 3H 4D 5S 6H 7S 9S 10S JS JH QS KS")
+RANDOM_DECK = sorted(random.Random(20261130).sample(range(52), 14))
+
+
+@pytest.mark.parametrize("name", ["standard", "niu-niu", "liberal"])
+def test_distribution_on_a_small_deck_matches_brute_force(name: str) -> None:
+    rules = RULE_SETS[name]
+    brute = Counter(evaluate(cards(h), rules).label for h in combinations(SMALL_DECK, 5))
+    d = distribution(rules, deck=SMALL_DECK)
+    assert d.total == comb(15, 5)
+    assert {k: v for k, v in d.counts.items() if v} == dict(brute)
+
+
+# ---------------------------------------------------------------------------------------
+# House edge
+
+
+def brute_house_edge(rules: Rules, deck: list[int]) -> Fraction:
+    evaluations = {h: evaluate(cards(h), rules) for h in combinations(deck, 5)}
+    net = pairs = 0
+    for hand, player in evaluations.items():
+        rest = [c for c in deck if c not in hand]
+        for dealer in combinations(rest, 5):
+            net += settle_one(evaluations[dealer], player, 1, rules).amount
+            pairs += 1
+    return Fraction(net, pairs)
+
+
+@pytest.mark.parametrize("name", list(RULE_SETS))
+def test_house_edge_matches_brute_force_on_a_small_deck(name: str) -> None:
+    rules = RULE_SETS[name]
+    he = house_edge(rules, deck=SMALL_DECK)
+    assert he.pairs == comb(15, 5) * comb(10, 5)
+    assert he.player_expected_net == brute_house_edge(rules, SMALL_DECK)
+
+
+@pytest.mark.parametrize("name", ["standard", "liberal", "niu-niu", "hand-bonus-dealer"])
+def test_house_edge_matches_brute_force_on_a_random_deck(name: str) -> None:
+    rules = RULE_SETS[name]
+    assert house_edge(rules, deck=RANDOM_DECK).player_expected_net == brute_house_edge(rules, RANDOM_DECK)
+
+
+def test_house_edge_of_the_profiles() -> None:
+    std = house_edge(PROFILES["standard"].rules)
+    assert std.pairs == ONE_DECK * comb(47, 5)
+    assert std.player_expected_net < 0
+    assert std.edge == -std.player_expected_net
+    # push and high-card ties make the game symmetric: exactly zero
+    assert house_edge(PROFILES["niu-niu"].rules).player_expected_net == 0
+    assert house_edge(apply_overrides(PROFILES["standard"].rules, {"ties": "push"})).net == 0
+    # the casino table pays more for specials, and the dealer collects them on ties
+    assert house_edge(PROFILES["casino"].rules).edge > std.edge
+
+
+def test_house_edge_needs_ten_cards() -> None:
+    with pytest.raises(OddsError, match="at least 10 cards"):
+        house_edge(PROFILES["standard"].rules, deck=range(9))
+
+
+# ---------------------------------------------------------------------------------------
+# Odds
+
+
+def brute_odds(hand: list[int], dead: list[int], decks: int, rules: Rules) -> tuple[int, int, int, int, int]:
+    pool = [c for c in range(52) for _ in range(decks)]
+    for c in hand + dead:
+        pool.remove(c)
+    player = evaluate(cards(hand), rules)
+    tally: Counter[str] = Counter()
+    net = n = 0
+    for dealer in combinations(pool, 5):
+        result = settle_one(evaluate(cards(dealer), rules), player, 1, rules)
+        tally[result.outcome] += 1
+        net += result.amount
+        n += 1
+    return n, tally["win"], tally["lose"], tally["push"], net
+
+
+def as_tuple(o: Odds) -> tuple[int, int, int, int, int]:
+    return o.dealer_hands, o.wins, o.losses, o.pushes, o.net
+
+
+@pytest.mark.parametrize("decks", [1, 2, 3])
+@pytest.mark.parametrize("name", list(RULE_SETS))
+def test_odds_match_brute_force_with_few_cards_left(name: str, decks: int) -> None:
+    """Random hands, with dead cards leaving 17 cards (6,188 dealer hands)."""
+    rules = RULE_SETS[name]
+    rng = random.Random(f"{name}-{decks}")
+    for _ in range(2):
+        pool = [c for c in range(52) for _ in range(decks)]
+        rng.shuffle(pool)
+        hand, dead = pool[:5], pool[5:52 * decks - 17]
+        got = odds(cards(hand), rules, cards(dead), decks)
+        assert as_tuple(got) == brute_odds(hand, dead, decks, rules)
+        assert got.win + got.lose + got.push == 1
+
+
+@pytest.mark.parametrize("name", ["standard", "niu-niu", "hand-bonus-high-card", "liberal"])
+def test_odds_with_identical_dealer_hands_possible(name: str) -> None:
+    """Two decks, the cards left hold a second copy of the player's hand: under
+    high-card ties an identical hand pushes; Five Dukes against Five Dukes pushes."""
+    rules = RULE_SETS[name]
+    for text in ("10S 7H 3D KC 7D", "JS QH KD JC QD", "AS 2S 3S 4S 6S"):
+        hand = codes(text)
+        keep = hand + codes("JH QS KS 9D 2C 5H")
+        pool = [c for c in range(52) for _ in range(2)]
+        for c in hand + keep:
+            pool.remove(c)
+        got = odds(cards(hand), rules, cards(pool), decks=2)
+        assert as_tuple(got) == brute_odds(hand, pool, 2, rules)
+        if rules.ties == "high_card" or text.startswith("JS"):
+            assert got.pushes >= 1
+
+
+def test_odds_of_five_dukes_never_lose_under_standard() -> None:
+    got = odds(cards(codes("JS QH KD JC QD")), PROFILES["standard"].rules)
+    assert got.dealer_hands == comb(47, 5)
+    assert got.losses == 0
+    assert got.pushes == comb(7, 5)
+    assert got.expected_net == Fraction(10 * got.wins, got.dealer_hands)
+
+
+def test_odds_reject_cards_beyond_the_decks() -> None:
+    with pytest.raises(OddsError, match="more than once"):
+        odds(cards(codes("10S 7H 3D KC 7D")), PROFILES["standard"].rules, cards(codes("7H")))
+    with pytest.raises(OddsError, match="cards are left"):
+        odds(cards(codes("10S 7H 3D KC 7D")), PROFILES["standard"].rules, cards([c for c in range(52)
+                                                                                 if c not in codes("10S 7H 3D KC 7D")][:43]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "hand"), [("standard", "10S 7H 3D KC 7D"), ("niu-niu", "KS QH JD 2C 3C"),
+                                            ("liberal", "2S 3S 5S KH 9D")])
+def test_odds_match_brute_force_over_all_dealer_hands(name: str, hand: str) -> None:
+    """One deck, no dead cards: every one of the 1,533,939 dealer hands (20-30 s each)."""
+    rules = RULE_SETS[name]
+    assert as_tuple(odds(cards(codes(hand)), rules)) == brute_odds(codes(hand), [], 1, rules)
+
+
+# ---------------------------------------------------------------------------------------
+# The README table
+
+
+def odds_section() -> str:
+    """The README's "Odds and house edge" section if the README has one, else docs/odds.md."""
+    readme = ROOT / "README.md"
+    if readme.exists():
+        text = readme.read_text(encoding="utf-8")
+        match = re.search(r"^(#+) Odds and house edge\n.*?(?=^\1 |\Z)", text, re.S | re.M)
+        if match:
+            return match.group(0)
+    return (ROOT / "docs" / "odds.md").read_text(encoding="utf-8")
+
+
+def test_docs_table_matches_the_engine() -> None:
+    section = odds_section()
+    assert "python -m service.engine.odds --table" in section
+    assert edge_table() in section
+
+
+# ---------------------------------------------------------------------------------------
+# HTTP
+
+
+PROBLEM = "application/problem+json"
+
+
+def pointers(response: Any) -> list[str]:
+    assert response.mimetype == PROBLEM, response.get_data(as_text=True)
+    return [e.get("pointer", "?" + e.get("parameter", "")) for e in response.get_json()["errors"]]
+
+
+def test_odds_endpoint(client: FlaskClient) -> None:
+    response = client.post("/v1/odds?profile=liberal", json={"hand": ["2s", "3S", "5♠", "KH", "9D"],
+                                                             "dead": ["AS", "0h"], "decks": 1})
+    assert response.status_code == 200, response.get_data(as_text=True)
+    body = response.get_json()
+    expected = odds(cards(codes("2S 3S 5S KH 9D")), PROFILES["liberal"].rules, cards(codes("AS 10H")))
+    assert body["profile"] == "liberal"
+    assert "rules" not in body
+    assert body["evaluation"]["label"] == "Single-Ox 9"
+    assert body["evaluation"]["suited"] is True
+    assert (body["cards_left"], body["dealer_hands"], body["method"]) == (45, comb(45, 5), "card_multisets")
+    assert body["win"] == {"hands": expected.wins, "fraction": f"{expected.win.numerator}/{expected.win.denominator}",
+                           "probability": float(expected.win)}
+    assert body["lose"]["hands"] + body["win"]["hands"] + body["push"]["hands"] == comb(45, 5)
+    net = expected.expected_net
+    assert body["expected_net"] == {"fraction": f"{net.numerator}/{net.denominator}", "value": float(net)}
+
+
+def test_odds_endpoint_with_rules_and_decks(client: FlaskClient) -> None:
+    body = client.post("/v1/odds", json={"hand": ["JS", "QH", "KD", "JC", "QD"], "decks": 2,
+                                         "rules": {"ties": "push"}}).get_json()
+    assert body["rules"]["ties"] == "push"
+    assert body["method"] == "rank_classes"
+    assert body["dealer_hands"] == comb(99, 5)
+    assert body["lose"] == {"hands": 0, "fraction": "0/1", "probability": 0.0}
+
+
+def test_odds_endpoint_names_every_bad_field(client: FlaskClient) -> None:
+    response = client.post("/v1/odds?profile=vegas&x=1", json={
+        "hand": ["10S", "7H", "3D", "KC", "ZZ"], "dead": ["7h", "10S", "QQ", 5], "decks": 1, "extra": True})
+    assert response.status_code == 400
+    assert sorted(pointers(response)) == sorted(["?x", "?profile", "/hand/4", "/dead/0", "/dead/1", "/dead/2",
+                                                 "/dead/3", "/extra"])
+
+
+def test_odds_endpoint_counts_copies_across_hand_and_dead(client: FlaskClient) -> None:
+    ok = client.post("/v1/odds", json={"hand": ["10S", "7H", "3D", "KC", "7D"], "dead": ["7H"], "decks": 2})
+    assert ok.status_code == 200
+    bad = client.post("/v1/odds", json={"hand": ["10S", "7H", "3D", "KC", "7D"], "dead": ["7H", "7h"], "decks": 2})
+    assert pointers(bad) == ["/dead/1"]
+    rest = [t for t in CARD_CODES if t == t.upper() and t[0] not in "T0" and len(t) <= 3
+            and not any(s in t for s in "♠♥♦♣") and t not in ("10S", "7H", "3D", "KC", "7D")]
+    assert len(rest) == 47
+    full = client.post("/v1/odds", json={"hand": ["10S", "7H", "3D", "KC", "7D"], "dead": rest[:43]})
+    assert pointers(full) == ["/dead"]
+    assert "only 4 cards are left" in full.get_json()["errors"][0]["detail"]
+    assert pointers(client.post("/v1/odds", json={"hand": ["10S"] * 5, "decks": 9})) == ["/decks"]
+    assert pointers(client.post("/v1/odds", json={"dead": []})) == ["/hand"]
+
+
+def test_distribution_endpoint(client: FlaskClient) -> None:
+    response = client.get("/v1/profiles/standard/distribution")
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["total"] == ONE_DECK == sum(e["hands"] for e in body["labels"])
+    first = body["labels"][0]
+    assert first == {"label": "Five Dukes", "category": "five_dukes", "score": 800, "hands": 792,
+                     "fraction": "33/108290", "probability": 792 / ONE_DECK}
+    by_label = {e["label"]: e["hands"] for e in body["labels"]}
+    assert (by_label["Five Small"], by_label["Ngau Tonku"], by_label["No Ox"]) == (4368, 26539, 568928)
+    assert [c["category"] for c in body["categories"]] == [
+        "five_dukes", "five_small", "ngau_tonku", "double_ox", "single_ox", "no_ox"]
+    missing = client.get("/v1/profiles/vegas/distribution")
+    assert missing.status_code == 404
+    assert missing.get_json()["type"] == "/problems/unknown-profile"
+
+
+def test_house_edge_endpoint(client: FlaskClient) -> None:
+    body = client.get("/v1/profiles/casino/house-edge").get_json()
+    he = house_edge(PROFILES["casino"].rules)
+    edge = he.edge
+    assert body["house_edge"] == {"fraction": f"{edge.numerator}/{edge.denominator}", "value": float(edge)}
+    assert body["player_expected_net"]["value"] == -float(edge)
+    assert body["pairs"] == ONE_DECK * comb(47, 5)
+    assert "exchangeable" in body["method"]
+    assert client.get("/v1/profiles/vegas/house-edge").status_code == 404
+
+
+def test_custom_rule_analyses(client: FlaskClient) -> None:
+    body = client.post("/v1/analyses/house-edge?profile=standard", json={"rules": {"ties": "high_card"}}).get_json()
+    assert body["house_edge"] == {"fraction": "0/1", "value": 0.0}
+    assert body["rules"]["ties"] == "high_card"
+    rules = {"three_six_swap": False}
+    body = client.post("/v1/analyses/distribution", json={"rules": rules}).get_json()
+    expected = distribution(apply_overrides(PROFILES["standard"].rules, rules))
+    assert {e["label"]: e["hands"] for e in body["labels"]} == expected.counts
+    same = client.post("/v1/analyses/distribution?profile=niu-niu", json={}).get_json()
+    assert same["labels"] == client.get("/v1/profiles/niu-niu/distribution").get_json()["labels"]
+    bad = client.post("/v1/analyses/house-edge?profile=nope", json={"rules": {"ties": "coin"}, "deck": []})
+    assert sorted(pointers(bad)) == ["/deck", "/rules/ties", "?profile"]
+
+
+def test_uncached_analyses_are_bounded_by_the_compute_budget() -> None:
+    app = create_app({"TESTING": True, "PROFILES_FILE": None, "ANALYSIS_BUDGET_SECONDS": 0.2})
+    client = app.test_client()
+    # rules no other test builds: each needs a new table (~0.5 s of work)
+    first = client.post("/v1/analyses/distribution", json={"rules": {"payouts": {"single_ox_3": 331}}})
+    assert first.status_code == 200  # a full bucket admits one request
+    for path in ("/v1/analyses/distribution", "/v1/analyses/house-edge"):
+        response = client.post(path, json={"rules": {"payouts": {"single_ox_3": 332}, "ties": "dealer"}})
+        assert response.status_code == 429
+        assert response.mimetype == PROBLEM
+        assert response.get_json()["type"] == "/problems/too-expensive"
+        assert int(response.headers["Retry-After"]) >= 1
+    odds_response = client.post("/v1/odds", json={"hand": ["10S", "7H", "3D", "KC", "7D"],
+                                                  "rules": {"payouts": {"single_ox_3": 333}}})
+    assert odds_response.status_code == 429
+    # cached work is never refused: the same rules again, and the built-in profiles
+    again = client.post("/v1/analyses/distribution", json={"rules": {"payouts": {"single_ox_3": 331}}})
+    assert again.status_code == 200
+    assert client.get("/v1/profiles/standard/distribution").status_code == 200
+
+
+def test_a_zero_budget_turns_uncached_analyses_off() -> None:
+    client = create_app({"TESTING": True, "PROFILES_FILE": None, "ANALYSIS_BUDGET_SECONDS": 0}).test_client()
+    response = client.post("/v1/analyses/distribution", json={"rules": {"payouts": {"single_ox_3": 334}}})
+    assert response.status_code == 429
+    assert client.post("/v1/analyses/house-edge", json={"rules": {"ties": "push"}}).status_code == 200  # exactly 0
