@@ -13,6 +13,14 @@ classes in all. An entry is computed once, with the reference evaluator on a
 representative hand, and keeps every equally strong formation as positions into the hand
 sorted by card code, so the suited preference is applied per hand at look-up time.
 
+Per hand, :func:`resolve_many` finds the entry from a sum of per-card weights
+(:data:`RANK_WEIGHT`, no sorting), picks the formation (:func:`choose_slot`, only when a
+suited bonus is on) and maps it back to the positions the cards were given in through a
+precomputed :data:`Placement` per sort order: no candidate search, no objects beyond the
+result. :func:`evaluate` (``Evaluation`` objects) and the batch serializer
+(:func:`service.serialize.evaluation_dicts`, response data) both build on it.
+:func:`evaluate_many` scores whole numpy arrays of hands at once.
+
 :func:`evaluate` gives exactly what :func:`~service.engine.evaluate.evaluate_reference`
 gives (the tests check every one of the 2,598,960 one-deck hands), much faster.
 
@@ -222,7 +230,7 @@ class Table:
                 )
             )
         self.entries: tuple[Entry, ...] = tuple(entries)
-        #: :func:`rank_weight` sum of a hand's five codes to its entry (no sorting needed).
+        #: The :data:`RANK_WEIGHT` sum of a hand's five codes to its entry (no sorting).
         self.by_weight: dict[int, Entry] = {
             sum(RANK_WEIGHT[c] for c in codes): entry for (_, codes), entry in zip(CLASSES, entries, strict=True)
         }
@@ -241,7 +249,8 @@ class Table:
         return self.by_weight[w[a] + w[b] + w[c] + w[d] + w[e]]
 
 
-#: Interned formation slots: equal slots of every table are one object (one cache).
+#: Interned formation slots: equal slots of every table are one object. There are a few
+#: thousand possible slots in all, so this stays small whatever rules come and go.
 _SLOTS: dict[FormationSlot, FormationSlot] = {}
 
 

@@ -1,0 +1,448 @@
+"""HTTP benchmark: the real service against a trivial Flask floor, same gunicorn config.
+
+It starts its own servers on free 127.0.0.1 ports with the repository's ``gunicorn.conf.py``
+(workers, threads, gthread, access log, preload: all as configured; only the bind address,
+``GNAU_DRAIN_SECONDS=0`` for a quick stop and, for the echo floor,
+``GNAU_WSGI_APP=bench.echo_app:app`` differ):
+
+* **ratio**: requests/s of ``POST /v1/evaluations`` (one realistic hand) over requests/s of
+  ``POST /echo`` (the same small JSON body echoed by a bare Flask view). Runs alternate
+  between the two servers and the medians are compared (goal ≥ 0.7);
+* **p99 at half load**: each server driven at half of its measured maximum; wrk 4.1 has no
+  ``-R`` (that is wrk2), so the rate is held by wrk's Lua ``delay()`` hook, calibrated per
+  connection, and the achieved rate is printed beside the p99 (goal < 10 ms for the
+  evaluation endpoint). Latency is wrk's, from the request's first byte out to the whole
+  response in; a paced closed loop under-reports queueing only when the server stalls,
+  which the p99 would show anyway;
+* **batch**: ``POST /v1/evaluations/batch`` with 10,000 random hands, one request at a time
+  through a server with ``GNAU_WORKERS=1``, end to end (goal ≥ 150,000 hands/s);
+* a 10-player settlement (two decks) and a 1,000-hand ranking, requests/s.
+
+The load tool is wrk (Debian package ``wrk``; installed with apt-get when missing and
+allowed). Without wrk a small Python client (threads, keep-alive ``http.client``) stands in
+and the table says so; it competes with the servers for the CPU and reads lower.
+
+Run alone with ``python -m bench.http``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.common import ROOT, Row, markdown_table, median, rate
+
+__all__ = ["ensure_wrk", "run"]
+
+BOOT_TIMEOUT = 60.0
+HAND = ["10S", "7H", "3D", "KC", "7D"]
+#: The realistic single-hand body, sent to both servers.
+SINGLE_BODY = json.dumps({"hand": HAND}).encode()
+CARD_TEXTS = [r + s for r in ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+              for s in ["D", "C", "H", "S"]]
+
+
+def _log(message: str) -> None:
+    print(f"[bench.http] {message}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------------
+# Request bodies
+
+
+def batch_body(n: int = 10_000, seed: int = 4) -> bytes:
+    """``n`` random one-deck hands (cards in random order) for the batch endpoint."""
+    rng = random.Random(seed)
+    return json.dumps({"hands": [[CARD_TEXTS[c] for c in rng.sample(range(52), 5)]
+                                 for _ in range(n)]}).encode()
+
+
+def ranking_body(n: int = 1_000, seed: int = 5) -> bytes:
+    """``n`` random hands with ids for the ranking endpoint."""
+    rng = random.Random(seed)
+    return json.dumps({"hands": [{"id": f"h{i}", "hand": [CARD_TEXTS[c] for c in rng.sample(range(52), 5)]}
+                                 for i in range(n)]}).encode()
+
+
+def settlement_body(players: int = 10, seed: int = 6) -> bytes:
+    """A dealer and ``players`` players dealt from two decks (ten players need two)."""
+    rng = random.Random(seed)
+    cards = rng.sample([c for c in range(52) for _ in range(2)], 5 * (players + 1))
+    hands = [[CARD_TEXTS[c] for c in cards[i * 5:(i + 1) * 5]] for i in range(players + 1)]
+    return json.dumps({"decks": 2, "dealer": {"hand": hands[0]},
+                       "players": [{"id": f"p{i}", "hand": h, "stake": 100} for i, h in enumerate(hands[1:], 1)]
+                       }).encode()
+
+
+# ---------------------------------------------------------------------------------------
+# Servers
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@dataclass
+class Server:
+    """A running gunicorn master."""
+
+    name: str
+    port: int
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def url(self, path: str) -> str:
+        """``http://127.0.0.1:port/path``."""
+        return f"http://127.0.0.1:{self.port}{path}"
+
+
+def post(port: int, path: str, body: bytes, timeout: float = 30.0) -> tuple[int, bytes]:
+    """One POST with a JSON body; ``(status, body)``."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request("POST", path, body=body, headers={"Content-Type": "application/json"})
+        response = conn.getresponse()
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(p) for p in text.split()]
+
+
+@contextmanager
+def gunicorn(name: str, probe: tuple[str, bytes], workdir: Path, **env: str) -> Iterator[Server]:
+    """Start ``gunicorn -c gunicorn.conf.py`` on a free port; stop it (SIGTERM, then
+    SIGKILL) on exit. Returns only once every worker has booted and answered."""
+    port = free_port()
+    log = workdir / f"{name}.log"
+    environment = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    environment.update({"GNAU_BIND": f"127.0.0.1:{port}", "GNAU_DRAIN_SECONDS": "0",
+                        "PYTHONDONTWRITEBYTECODE": "1"})
+    environment.update(env)
+    workers = int(environment.get("GNAU_WORKERS", "2"))
+    with open(log, "wb") as out:
+        process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py"], cwd=ROOT,
+                                   env=environment, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    server = Server(name, port, process, log)
+    try:
+        _wait_booted(server, workers, probe)
+        yield server
+    finally:
+        _stop(process)
+
+
+def _wait_booted(server: Server, workers: int, probe: tuple[str, bytes]) -> None:
+    """Every worker booted (TOOLING.md: load that starts early sticks to one worker)."""
+    deadline = time.monotonic() + BOOT_TIMEOUT
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise SystemExit(f"{server.name} server exited; see {server.log}:\n{server.log.read_text()[-2000:]}")
+        booted = server.log.read_text(errors="replace").count("Booting worker with pid")
+        if booted >= workers and len(_children(server.process.pid)) >= workers:
+            try:
+                status, _ = post(server.port, *probe, timeout=5)
+            except OSError:
+                status = 0
+            if status == 200:
+                time.sleep(1.0)  # let the last worker finish post_worker_init and poll
+                return
+        time.sleep(0.1)
+    raise SystemExit(f"{server.name} server did not boot within {BOOT_TIMEOUT:.0f} s; see {server.log}")
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is not None:
+        return
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+
+
+# ---------------------------------------------------------------------------------------
+# Load: wrk, or a Python stand-in
+
+
+def ensure_wrk() -> str | None:
+    """The path of wrk, installing the Debian package when missing (root only)."""
+    found = shutil.which("wrk")
+    if found:
+        return found
+    apt = shutil.which("apt-get")
+    if apt and os.geteuid() == 0:
+        _log("wrk is missing; installing the Debian package (apt-get update && apt-get install wrk)")
+        try:
+            subprocess.run([apt, "update", "-qq"], check=True, capture_output=True, timeout=180)
+            subprocess.run([apt, "install", "-y", "-qq", "wrk"], check=True, capture_output=True, timeout=180,
+                           env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+        except (OSError, subprocess.SubprocessError) as exc:
+            _log(f"could not install wrk ({exc}); falling back to the Python client")
+    found = shutil.which("wrk")
+    if not found:
+        _log("wrk is not available: using the Python load client (reads lower: it shares the CPUs)")
+    return found
+
+
+@dataclass(frozen=True)
+class Load:
+    """One load run's outcome."""
+
+    requests: int
+    seconds: float
+    p50_ms: float
+    p99_ms: float
+    errors: int
+
+    @property
+    def rps(self) -> float:
+        """Requests per second."""
+        return self.requests / self.seconds
+
+
+_LUA = """wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = [==[{body}]==]
+{delay}
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("WRKJSON {{\\"requests\\": %d, \\"us\\": %d, \\"p50\\": %d, \\"p99\\": %d, \\"errors\\": %d}}\\n",
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
+    e.connect + e.read + e.write + e.status + e.timeout))
+end
+"""
+
+
+class Driver:
+    """Runs load against a URL with wrk, or with the Python client when wrk is missing."""
+
+    def __init__(self, wrk: str | None, workdir: Path) -> None:
+        self.wrk = wrk
+        self.workdir = workdir
+        self._scripts: dict[tuple[bytes, int], Path] = {}
+
+    @property
+    def tool(self) -> str:
+        """The load tool's name, for the table."""
+        return "wrk" if self.wrk else "Python client"
+
+    def _script(self, body: bytes, delay_ms: int) -> Path:
+        key = (body, delay_ms)
+        if key not in self._scripts:
+            path = self.workdir / f"load{len(self._scripts)}.lua"
+            delay = f"function delay() return {delay_ms} end" if delay_ms else ""
+            path.write_text(_LUA.format(body=body.decode(), delay=delay))
+            self._scripts[key] = path
+        return self._scripts[key]
+
+    def run(self, server: Server, path: str, body: bytes, seconds: float, connections: int,
+            threads: int = 1, delay_ms: int = 0) -> Load:
+        """Load ``server`` for ``seconds``; ``delay_ms`` paces each connection."""
+        if self.wrk is None:
+            return _python_load(server.port, path, body, seconds, connections, delay_ms)
+        script = self._script(body, delay_ms)
+        command = [self.wrk, f"-t{threads}", f"-c{connections}", f"-d{seconds:g}s", "--timeout", "10s",
+                   "-s", str(script), server.url(path)]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
+        found = re.search(r"^WRKJSON (.*)$", done.stdout, re.M)
+        if done.returncode != 0 or not found:
+            raise SystemExit(f"wrk failed ({done.returncode}): {done.stdout}\n{done.stderr}")
+        data = json.loads(found.group(1))
+        return Load(data["requests"], data["us"] / 1e6, data["p50"] / 1e3, data["p99"] / 1e3, data["errors"])
+
+
+def _python_load(port: int, path: str, body: bytes, seconds: float, connections: int, delay_ms: int) -> Load:
+    """The stand-in for wrk: one thread per keep-alive connection."""
+    latencies: list[float] = []
+    errors = [0]
+    lock = threading.Lock()
+    stop = time.monotonic() + seconds
+
+    def worker() -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        mine: list[float] = []
+        bad = 0
+        while time.monotonic() < stop:
+            if delay_ms:
+                time.sleep(delay_ms / 1000)
+            started = time.perf_counter()
+            try:
+                conn.request("POST", path, body=body, headers={"Content-Type": "application/json"})
+                response = conn.getresponse()
+                response.read()
+                if response.status != 200:
+                    bad += 1
+            except OSError:
+                bad += 1
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+                continue
+            mine.append(time.perf_counter() - started)
+        conn.close()
+        with lock:
+            latencies.extend(mine)
+            errors[0] += bad
+
+    started = time.monotonic()
+    pool = [threading.Thread(target=worker) for _ in range(connections)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    elapsed = time.monotonic() - started
+    latencies.sort()
+    if not latencies:
+        return Load(0, elapsed, 0.0, 0.0, errors[0])
+    return Load(len(latencies), elapsed, latencies[len(latencies) // 2] * 1e3,
+                latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1e3, errors[0])
+
+
+def _check(load: Load, what: str) -> Load:
+    if load.errors:
+        raise SystemExit(f"{what}: {load.errors} failed or non-2xx responses under load")
+    return load
+
+
+def paced(driver: Driver, server: Server, path: str, body: bytes, target_rps: float, seconds: float,
+          connections: int = 32) -> Load:
+    """Hold about ``target_rps`` (calibrated per-connection delay) and measure latency."""
+    delay = max(1, round(1000 * connections / target_rps))
+    for _ in range(3):  # calibrate: cycle per connection = delay + latency
+        trial = _check(driver.run(server, path, body, 2, connections, delay_ms=delay), server.name)
+        latency_ms = max(0.0, 1000 * connections / trial.rps - delay)
+        new = max(1, round(1000 * connections / target_rps - latency_ms))
+        if new == delay:
+            break
+        delay = new
+    return _check(driver.run(server, path, body, seconds, connections, delay_ms=delay), server.name)
+
+
+# ---------------------------------------------------------------------------------------
+# The benchmark
+
+
+def _verify(server: Server, path: str, body: bytes, check: str) -> dict[str, Any]:
+    status, data = post(server.port, path, body)
+    if status != 200:
+        raise SystemExit(f"{server.name} {path}: expected 200, got {status}: {data[:500]!r}")
+    answer: dict[str, Any] = json.loads(data)
+    if check not in answer:
+        raise SystemExit(f"{server.name} {path}: no {check!r} in the answer: {data[:500]!r}")
+    return answer
+
+
+def run(rounds: int = 5, seconds: float = 3.0, connections: int = 16) -> list[Row]:
+    """Run the HTTP benchmark and return its rows."""
+    wrk = ensure_wrk()
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="gnau-bench-") as tmp:
+        workdir = Path(tmp)
+        driver = Driver(wrk, workdir)
+        tool = driver.tool
+        evaluation = ("/v1/evaluations", SINGLE_BODY)
+        echo_probe = ("/echo", SINGLE_BODY)
+        with gunicorn("app", evaluation, workdir) as app, \
+                gunicorn("echo", echo_probe, workdir, GNAU_WSGI_APP="bench.echo_app:app") as echo:
+            _verify(app, *evaluation, "label")
+            if json.loads(post(echo.port, *echo_probe)[1]) != {"hand": HAND}:
+                raise SystemExit("the echo server does not echo")
+            workers = len(_children(app.process.pid))
+            _log(f"servers up: app :{app.port}, echo :{echo.port}, {workers} workers each; warming up")
+            for server, (path, body) in ((echo, echo_probe), (app, evaluation)):
+                _check(driver.run(server, path, body, 2, connections), server.name)
+            echo_rps: list[float] = []
+            app_rps: list[float] = []
+            for i in range(rounds):
+                echo_rps.append(_check(driver.run(echo, *echo_probe, seconds, connections), "echo").rps)
+                app_rps.append(_check(driver.run(app, *evaluation, seconds, connections), "app").rps)
+                _log(f"round {i + 1}/{rounds}: echo {echo_rps[-1]:,.0f}/s, evaluation {app_rps[-1]:,.0f}/s")
+            echo_max, app_max = median(echo_rps), median(app_rps)
+            ratio = app_max / echo_max
+            _log("half-load latency runs")
+            app_half = paced(driver, app, *evaluation, app_max / 2, 2 * seconds)
+            echo_half = paced(driver, echo, *echo_probe, echo_max / 2, 2 * seconds)
+
+            _log("settlement and ranking")
+            settle = ("/v1/settlements", settlement_body())
+            rank = ("/v1/rankings", ranking_body())
+            _verify(app, *settle, "players")
+            _verify(app, *rank, "ranking")
+            _check(driver.run(app, *settle, 1, 4), "settlement")
+            _check(driver.run(app, *rank, 1, 2), "ranking")
+            settle_rps = median([_check(driver.run(app, *settle, seconds, 4), "settlement").rps
+                                 for _ in range(3)])
+            rank_rps = median([_check(driver.run(app, *rank, seconds, 2), "ranking").rps for _ in range(3)])
+        conditions = f"{workers} workers x {os.environ.get('GNAU_THREADS', '2')} threads, {tool}, {connections} conn."
+        rows += [
+            Row("HTTP", f"echo floor `POST /echo` (bare Flask), {conditions}, median of {rounds} x {seconds:g} s",
+                rate(echo_max, 1, "requests")),
+            Row("HTTP", "`POST /v1/evaluations`, one hand, same conditions", rate(app_max, 1, "requests")),
+            Row("HTTP", "HTTP ratio: evaluations / echo", f"{ratio:.2f}", "≥ 0.7", ratio >= 0.7),
+            Row("HTTP", f"`POST /v1/evaluations` p99 at half load ({rate(app_half.rps, 1, 'requests')} held)",
+                f"{app_half.p99_ms:.1f} ms (p50 {app_half.p50_ms:.1f} ms)", "< 10 ms", app_half.p99_ms < 10),
+            Row("HTTP", f"echo p99 at half load ({rate(echo_half.rps, 1, 'requests')} held)",
+                f"{echo_half.p99_ms:.1f} ms (p50 {echo_half.p50_ms:.1f} ms)"),
+            Row("HTTP", f"`POST /v1/settlements`, dealer + 10 players (2 decks), {tool}, 4 conn.",
+                f"{rate(settle_rps, 1, 'requests')} ({rate(settle_rps * 11, 1, 'hands')})"),
+            Row("HTTP", f"`POST /v1/rankings`, 1,000 hands, {tool}, 2 conn.",
+                f"{rate(rank_rps, 1, 'requests')} ({rate(rank_rps * 1000, 1, 'hands')})"),
+        ]
+
+        _log("batch through one worker")
+        body = batch_body()
+        batch = ("/v1/evaluations/batch", body)
+        with gunicorn("batch", evaluation, workdir, GNAU_WORKERS="1") as one:
+            answer = _verify(one, *batch, "evaluations")
+            if len(answer["evaluations"]) != 10_000:
+                raise SystemExit("the batch answer does not hold 10,000 evaluations")
+            _check(driver.run(one, *batch, 2, 1), "batch")
+            runs = [_check(driver.run(one, *batch, seconds, 1), "batch") for _ in range(3)]
+        batch_rps = median([r.rps for r in runs])
+        hands = batch_rps * 10_000
+        rows.append(Row("HTTP", f"`POST /v1/evaluations/batch`, 10,000 hands ({len(body) / 1e3:.0f} kB), "
+                        f"1 worker, 1 conn., end to end, {tool}",
+                        f"{rate(hands, 1, 'hands')} ({1000 / batch_rps:.0f} ms a request)",
+                        "≥ 150,000 hands/s", hands >= 150_000))
+    return rows
+
+
+def main() -> None:
+    """``python -m bench.http``: print the HTTP rows."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=5, help="alternating max-load rounds (default %(default)s)")
+    parser.add_argument("--seconds", type=float, default=3.0, help="length of a run (default %(default)s)")
+    parser.add_argument("--connections", type=int, default=16, help="wrk connections (default %(default)s)")
+    args = parser.parse_args()
+    print(markdown_table(run(args.rounds, args.seconds, args.connections)))
+
+
+if __name__ == "__main__":
+    main()
