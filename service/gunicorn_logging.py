@@ -1,6 +1,8 @@
 """gunicorn's error and access logs as JSON lines (python-json-logger).
 
-The access line carries the request id the service echoed in ``X-Request-ID``.
+The access line carries the request id the service echoed in ``X-Request-ID`` and the
+``pid`` of the worker that served it; every line has the fields of
+:func:`service.observability.json_formatter`.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from datetime import timedelta
 from typing import Any
 
 from gunicorn.glogging import Logger
-from pythonjsonlogger.json import JsonFormatter
+
+from service.observability import json_formatter
 
 __all__ = ["JsonLogger"]
 
@@ -20,8 +23,7 @@ class JsonLogger(Logger):  # type: ignore[misc]
 
     def setup(self, cfg: Any) -> None:
         super().setup(cfg)
-        formatter = JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s",
-                                  rename_fields={"levelname": "level", "asctime": "time"})
+        formatter = json_formatter()
         for log in (self.error_log, self.access_log):
             for handler in log.handlers:
                 handler.setFormatter(formatter)

@@ -28,9 +28,10 @@ from pythonjsonlogger.json import JsonFormatter
 
 from service.engine.evaluate import Evaluation
 
-__all__ = ["configure_logging", "install"]
+__all__ = ["REQUEST_ID_HEADER", "configure_logging", "install", "json_formatter"]
 
 REQUEST_ID_HEADER = "X-Request-ID"
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 
 REQUESTS = Counter("gnau_http_requests_total", "HTTP requests served, by route template, method and status.",
@@ -42,11 +43,25 @@ EVALUATIONS = Counter("gnau_evaluations_total", "Hands evaluated, by profile and
                       ["profile", "category"])
 
 
+def json_formatter() -> JsonFormatter:
+    """The one log format of the service and of gunicorn: a JSON object per line with
+    ``time`` (ISO 8601, UTC), ``level``, ``name``, ``pid`` (the worker's process id),
+    ``message`` and any ``extra`` fields.
+
+    >>> import logging
+    >>> record = logging.LogRecord("service", logging.INFO, "", 0, "hello", None, None)
+    >>> line = json_formatter().format(record)
+    >>> sorted(__import__("json").loads(line))
+    ['level', 'message', 'name', 'pid', 'time']
+    """
+    return JsonFormatter("%(levelname)s %(name)s %(process)d %(message)s",
+                         rename_fields={"levelname": "level", "process": "pid"}, timestamp="time")
+
+
 def configure_logging(level: str = "INFO") -> None:
     """Send the service's logs to stderr as one JSON object per line."""
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s",
-                                       rename_fields={"levelname": "level", "asctime": "time"}))
+    handler.setFormatter(json_formatter())
     root = logging.getLogger("service")
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
@@ -73,8 +88,7 @@ def metrics_response() -> Response:
         data = generate_latest(registry)
     else:
         data = generate_latest()
-    return Response(data, mimetype=CONTENT_TYPE_LATEST.split(";")[0],
-                    headers={"Content-Type": CONTENT_TYPE_LATEST})
+    return Response(data, content_type=CONTENT_TYPE_LATEST)
 
 
 def install(app: Flask) -> None:
@@ -92,10 +106,11 @@ def install(app: Flask) -> None:
     def _finish(response: Response) -> Response:
         response.headers[REQUEST_ID_HEADER] = g.get("request_id", "")
         route = request.url_rule.rule if request.url_rule is not None else "unmatched"
-        REQUESTS.labels(route, request.method, str(response.status_code)).inc()
+        method = request.method if request.method in _METHODS else "other"  # bounded label values
+        REQUESTS.labels(route, method, str(response.status_code)).inc()
         started = g.get("started")
         if started is not None:
-            LATENCY.labels(route, request.method).observe(time.perf_counter() - started)
+            LATENCY.labels(route, method).observe(time.perf_counter() - started)
         return response
 
     app.add_url_rule("/metrics", "metrics", metrics_response, methods=["GET"])

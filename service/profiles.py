@@ -24,7 +24,7 @@ import yaml
 
 from service.engine.rules import PROFILES, Profile, RulesError, apply_overrides
 
-__all__ = ["ProfileRegistry", "ProfilesFileError", "load_profiles_file"]
+__all__ = ["ProfileRegistry", "ProfilesFileError", "load_profiles_file", "openapi_with_profiles"]
 
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
 _ENTRY_KEYS = {"extends", "description", "rules"}
@@ -58,6 +58,30 @@ class ProfileRegistry(Mapping[str, Profile]):
         return len(self._profiles)
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, except that a key repeated in one mapping is an error (the
+    plain loader keeps the last value and silently drops the others)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    "while reading a mapping", node.start_mark,
+                    f"found the key {key!r} twice", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """PyYAML's error in one line: ``line L, column C: problem``."""
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None and exc.problem:
+        mark = exc.problem_mark
+        return f"line {mark.line + 1}, column {mark.column + 1}: {exc.problem}"
+    return " ".join(str(exc).split())
+
+
 def load_profiles_file(path: str | Path) -> list[Profile]:
     """Read and validate an operator profiles file.
 
@@ -72,9 +96,9 @@ def load_profiles_file(path: str | Path) -> list[Profile]:
     except OSError as exc:
         raise ProfilesFileError(f"{path}: cannot read the profiles file: {exc.strerror}") from exc
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_UniqueKeyLoader)
     except yaml.YAMLError as exc:
-        raise ProfilesFileError(f"{path}: not valid YAML: {exc}") from exc
+        raise ProfilesFileError(f"{path}: not valid YAML: {_yaml_problem(exc)}") from exc
     if not isinstance(data, dict) or set(data) != {"profiles"} or not isinstance(data["profiles"], dict):
         raise ProfilesFileError(f"{path}: the file must hold one key, 'profiles', mapping names to profiles")
     problems: list[str] = []
@@ -108,7 +132,9 @@ def _profile(name: str, entry: Any) -> Profile:
     description = entry.get("description")
     if not isinstance(description, str) or not description.strip():
         raise ProfilesFileError(f"{where}: description must be a non-empty string")
-    overrides = entry.get("rules", {}) or {}
+    overrides = entry.get("rules")
+    if overrides is None:
+        overrides = {}
     try:
         rules = apply_overrides(PROFILES[base_name].rules, overrides)
     except RulesError as exc:
@@ -118,3 +144,43 @@ def _profile(name: str, entry: Any) -> Profile:
         raise ProfilesFileError(f"{where}: {details}") from exc
     return Profile(name=name, description=description.strip(), rules=rules, builtin=False,
                    extends=base_name)
+
+
+def openapi_with_profiles(document: bytes, registry: Mapping[str, Profile]) -> bytes:
+    r"""The OpenAPI document as served: the committed file, plus the operator's profiles
+    in the ``profile`` query parameter's enum (``components.parameters.Profile``), so
+    clients and contract tests see every profile this server accepts.
+
+    :param document: the committed ``openapi.yaml``.
+    :param registry: every profile of the app, built-in first.
+    :return: ``document`` unchanged when there are no operator profiles, else the
+        document with the extra names appended to the enum, re-serialised as YAML
+        (same content, comments and layout not kept).
+
+    >>> spec = b"components:\n  parameters:\n    Profile:\n      schema: {type: string, enum: [standard]}\n"
+    >>> openapi_with_profiles(spec, PROFILES) == spec
+    True
+    >>> extra = Profile("house", "A house rule.", PROFILES["standard"].rules, builtin=False, extends="standard")
+    >>> served = yaml.safe_load(openapi_with_profiles(spec, {"standard": PROFILES["standard"], "house": extra}))
+    >>> served["components"]["parameters"]["Profile"]["schema"]["enum"]
+    ['standard', 'house']
+    """
+    extra = [name for name, profile in registry.items() if not profile.builtin]
+    if not extra:
+        return document
+    spec = yaml.safe_load(document)
+    enum: list[str] = spec["components"]["parameters"]["Profile"]["schema"]["enum"]
+    enum.extend(name for name in extra if name not in enum)
+    return yaml.dump(spec, Dumper=_BlockDumper, sort_keys=False, allow_unicode=True, width=100).encode()
+
+
+class _BlockDumper(yaml.SafeDumper):
+    """PyYAML's safe dumper writing multi-line strings as ``|`` blocks (readable docs)."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_BlockDumper.add_representer(str, _represent_str)

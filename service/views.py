@@ -23,7 +23,7 @@ from service.engine.rules import Profile, Rules, RulesError, apply_overrides
 from service.engine.settle import settle
 from service.engine.tables import evaluator
 from service.problems import ErrorItem, ProblemError, flatten_messages, pointer, validation_problem
-from service.profiles import ProfileRegistry
+from service.profiles import ProfileRegistry, openapi_with_profiles
 from service.schemas import (
     BatchRequestSchema,
     EvaluationRequestSchema,
@@ -96,22 +96,79 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _malformed(detail: str) -> ProblemError:
+    return ProblemError(400, "/problems/malformed-json", "Malformed JSON", detail, [{"pointer": "", "detail": detail}])
+
+
+def _surrogate_pointers(value: Any, path: tuple[object, ...] = ()) -> list[str]:
+    """Pointers to strings (and keys) holding a lone UTF-16 surrogate escape."""
+    found: list[str] = []
+    if isinstance(value, str):
+        if any("\ud800" <= ch <= "\udfff" for ch in value):
+            found.append(pointer(*path))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if any("\ud800" <= ch <= "\udfff" for ch in key):
+                found.append(pointer(*path, key.encode("utf-8", "backslashreplace").decode()))
+            else:
+                found.extend(_surrogate_pointers(item, (*path, key)))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found.extend(_surrogate_pointers(item, (*path, i)))
+    return found
+
+
 def read_json() -> Any:
     """The request body as JSON data.
 
-    :raises ProblemError: 415 when the body is not ``application/json``; 400 when it is not
-        well-formed JSON (a duplicate key or NaN counts as malformed: nothing is dropped).
+    :raises ProblemError: 415 when the body is not ``application/json`` in UTF-8 (another
+        ``charset`` or a ``Content-Encoding`` is refused, never reinterpreted); 413 when it
+        is over 1 MiB however it is framed (``Content-Length`` or chunked); 400 when it is
+        not well-formed JSON (a duplicate key, ``NaN``, a number of over 4,300 digits, or
+        nesting too deep for the parser count as malformed: nothing is dropped) or holds
+        a lone UTF-16 surrogate escape such as ``"\\ud800"`` (named by pointer).
     """
     if request.mimetype != "application/json":
         raise ProblemError(415, "/problems/unsupported-media-type", "Unsupported media type",
-                         f"The body must be application/json, got {request.mimetype or 'none'}.")
-    raw = request.get_data(cache=False)
+                           f"The body must be application/json, got {request.mimetype or 'none'}.")
+    charset = request.mimetype_params.get("charset", "utf-8").lower()
+    if charset not in ("utf-8", "utf8"):
+        raise ProblemError(415, "/problems/unsupported-media-type", "Unsupported media type",
+                           f"The body must be encoded as UTF-8, got charset={charset}.")
+    encoding = request.headers.get("Content-Encoding", "identity").strip().lower()
+    if encoding not in ("", "identity"):
+        raise ProblemError(415, "/problems/unsupported-media-type", "Unsupported media type",
+                           f"Content-Encoding {encoding} is not accepted; send the body uncompressed.")
+    limit = current_app.config["MAX_CONTENT_LENGTH"]
+    raw = request.stream.read(limit + 1)  # a chunked body has no Content-Length to check
+    if len(raw) > limit:
+        raise ProblemError(413, "/problems/payload-too-large", "Payload too large",
+                           "The request body is over the 1 MiB limit.")
     try:
-        return json.loads(raw, object_pairs_hook=_reject_duplicate_keys, parse_constant=_reject_constant)
-    except (ValueError, RecursionError) as exc:
-        detail = f"The body is not valid JSON: {exc}"
-        raise ProblemError(400, "/problems/malformed-json", "Malformed JSON", detail,
-                         [{"pointer": "", "detail": detail}]) from None
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise _malformed(f"The body is not valid UTF-8: byte {exc.start} cannot be decoded.") from None
+    try:
+        body = json.loads(text, object_pairs_hook=_reject_duplicate_keys, parse_constant=_reject_constant)
+    except RecursionError:
+        raise _malformed("The body is not valid JSON: it is nested too deeply.") from None
+    except ValueError as exc:
+        message = str(exc)
+        if "int_max_str_digits" in message or "Exceeds the limit" in message:
+            message = "a number has more than 4,300 digits"
+        raise _malformed(f"The body is not valid JSON: {message}") from None
+    bad = _surrogate_pointers(body) if "\\u" in text else []  # escapes are rare: walk only then
+    if bad:
+        raise validation_problem({"pointer": p, "detail": "holds a lone UTF-16 surrogate escape (\\ud800-\\udfff)"}
+                                 for p in bad)
+    return body
+
+
+def reject_query_on_reads() -> None:
+    """Only the POST operations take a query parameter (``profile``): refuse any other."""
+    if request.method != "POST" and request.args:
+        raise validation_problem({"parameter": name, "detail": "unknown query parameter; this operation takes none"}
+                                 for name in request.args)
 
 
 def load_scoring(kind: str) -> Scoring:
@@ -143,7 +200,8 @@ def load_scoring(kind: str) -> Scoring:
             data = exc.valid_data if isinstance(exc.valid_data, dict) else {}
     rules = profile.rules if profile is not None else None
     overrides = body.get("rules") if isinstance(body, dict) else None
-    if rules is not None and isinstance(data.get("rules"), Mapping):
+    rules_ok = not any(e.get("pointer", "").startswith("/rules") for e in errors)
+    if rules is not None and rules_ok and isinstance(data.get("rules"), Mapping):
         try:
             rules = apply_overrides(rules, data["rules"])
         except RulesError as exc:
@@ -255,6 +313,10 @@ def readiness() -> Response:
 
 @ops.get("/openapi.yaml")
 def openapi_document() -> Response:
-    """The contract this service implements (openapi: ``openapiDocument``)."""
-    path = Path(__file__).with_name("openapi.yaml")
-    return Response(path.read_bytes(), mimetype="application/yaml")
+    """The contract this service implements (openapi: ``openapiDocument``), with the
+    operator's profiles added to the ``profile`` parameter's enum; built once per app."""
+    document: bytes | None = current_app.extensions.get("gnau.openapi")
+    if document is None:
+        committed = Path(__file__).with_name("openapi.yaml").read_bytes()
+        document = current_app.extensions["gnau.openapi"] = openapi_with_profiles(committed, registry())
+    return Response(document, mimetype="application/yaml")

@@ -1,11 +1,27 @@
-"""The WSGI entry point gunicorn serves: ``service.wsgi:app``."""
+"""The WSGI entry point gunicorn serves: ``service.wsgi:app``.
+
+An invalid ``PROFILES_FILE`` stops start-up: one JSON log line at level ``CRITICAL`` on
+stderr names the file, the profile, the knob and the problem, and the process exits with
+status 4, gunicorn's own code for "the application failed to load". With
+``preload_app`` (gunicorn.conf.py) that is the master's exit status; without it the
+worker exits 4 and gunicorn's master stops with the same status.
+"""
 
 from __future__ import annotations
 
+import logging
 import os
 
 from service.app import create_app
 from service.observability import configure_logging
+from service.profiles import ProfilesFileError
+
+#: gunicorn's ``Arbiter.APP_LOAD_ERROR``: the exit status for an application that cannot load.
+APP_LOAD_ERROR = 4
 
 configure_logging(os.environ.get("GNAU_LOG_LEVEL", "info"))
-app = create_app()
+try:
+    app = create_app()
+except ProfilesFileError as exc:
+    logging.getLogger("service.wsgi").critical("invalid PROFILES_FILE, not starting: %s", exc)
+    raise SystemExit(APP_LOAD_ERROR) from None

@@ -298,6 +298,7 @@ def test_gunicorn_env_comes_from_values(default_render: Rendered, all_on_render:
     assert env["GNAU_WORKERS"] == str(defaults["workers"])
     assert env["GNAU_THREADS"] == str(defaults["threads"])
     assert env["GNAU_GRACEFUL_TIMEOUT"] == str(defaults["gracefulTimeout"])
+    assert env["GNAU_DRAIN_SECONDS"] == str(defaults["drainSeconds"])
     ci_values = yaml.safe_load(ALL_ON_VALUES.read_text())["gunicorn"]
     env = all_on_render.env()
     assert env["GNAU_WORKERS"] == str(ci_values["workers"])
@@ -315,16 +316,29 @@ def test_shutdown_fits_in_grace_period(any_render: Rendered) -> None:
     pre_stop = any_render.container["lifecycle"]["preStop"]["exec"]["command"]
     assert pre_stop[0] == "/bin/sleep"
     sleep_seconds = int(pre_stop[1])
+    drain = int(any_render.env()["GNAU_DRAIN_SECONDS"])
     graceful = int(any_render.env()["GNAU_GRACEFUL_TIMEOUT"])
-    assert any_render.pod_spec["terminationGracePeriodSeconds"] > sleep_seconds + graceful
+    assert any_render.pod_spec["terminationGracePeriodSeconds"] > sleep_seconds + drain + graceful
 
 
-def test_shutdown_budget_is_enforced(helm: Path) -> None:
-    proc = run_helm(
-        helm, "template", RELEASE, str(CHART_DIR), "--set", "terminationGracePeriodSeconds=25", check=False
-    )
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--set", "terminationGracePeriodSeconds=25"],
+        # 5 + 3 + 20 = 28 fits in the default 30; a longer drain does not.
+        ["--set", "gunicorn.drainSeconds=5"],
+    ],
+)
+def test_shutdown_budget_is_enforced(helm: Path, args: list[str]) -> None:
+    proc = run_helm(helm, "template", RELEASE, str(CHART_DIR), *args, check=False)
     assert proc.returncode != 0
-    assert "terminationGracePeriodSeconds (25) must be greater than" in proc.stderr
+    assert "must be greater than preStopSleepSeconds + gunicorn.drainSeconds + gunicorn.gracefulTimeout" in proc.stderr
+
+
+def test_longer_drain_renders_with_room_for_it(render: Callable[..., Rendered]) -> None:
+    rendered = render("--set", "gunicorn.drainSeconds=5", "--set", "terminationGracePeriodSeconds=31")
+    assert rendered.env()["GNAU_DRAIN_SECONDS"] == "5"
+    assert rendered.pod_spec["terminationGracePeriodSeconds"] == 31
 
 
 def test_rolling_update_keeps_capacity(any_render: Rendered) -> None:
@@ -543,6 +557,7 @@ def test_network_policy(all_on_render: Rendered, render: Render) -> None:
         (["--set", "nosuchkey=1"], "nosuchkey"),
         (["--set", "gunicorn.workers=0"], "workers"),
         (["--set", "gunicorn.logLevel=chatty"], "logLevel"),
+        (["--set", "gunicorn.drainSeconds=-1"], "drainSeconds"),
         (["--set", "image.pullPolicy=Sometimes"], "pullPolicy"),
         (["--set-json", 'profiles={"Bad Name":{}}'], "Bad Name"),
         (["--set-json", 'profiles={"p":{"extend":"standard","description":"x"}}'], "extend"),

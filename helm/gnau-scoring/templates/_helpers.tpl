@@ -102,12 +102,13 @@ Name of the ConfigMap holding the operator profiles.
 
 {{/*
 Fail the render when the shutdown budget does not fit into the grace period:
-preStop sleep + gunicorn graceful timeout must be strictly less than
+preStop sleep + drain + gunicorn graceful timeout must be strictly less than
 terminationGracePeriodSeconds, or the kubelet SIGKILLs in-flight requests.
+(gunicorn.conf.py gives the master drainSeconds + gracefulTimeout after SIGTERM.)
 */}}
 {{- define "gnau-scoring.validateShutdown" -}}
-{{- $budget := add (int .Values.preStopSleepSeconds) (int .Values.gunicorn.gracefulTimeout) }}
+{{- $budget := add (int .Values.preStopSleepSeconds) (int .Values.gunicorn.drainSeconds) (int .Values.gunicorn.gracefulTimeout) }}
 {{- if le (int .Values.terminationGracePeriodSeconds) $budget }}
-{{- fail (printf "terminationGracePeriodSeconds (%d) must be greater than preStopSleepSeconds + gunicorn.gracefulTimeout (%d)" (int .Values.terminationGracePeriodSeconds) $budget) }}
+{{- fail (printf "terminationGracePeriodSeconds (%d) must be greater than preStopSleepSeconds + gunicorn.drainSeconds + gunicorn.gracefulTimeout (%d)" (int .Values.terminationGracePeriodSeconds) $budget) }}
 {{- end }}
 {{- end }}
