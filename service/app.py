@@ -12,10 +12,10 @@ from flask import Flask
 from service import observability
 from service.analysis_views import analyses
 from service.docs_views import docs
-from service.engine.tables import table_for
+from service.engine.tables import pin_table
 from service.problems import register_error_handlers
 from service.profiles import ProfileRegistry, load_profiles_file
-from service.views import api, ops
+from service.views import api, ops, reject_query_on_reads
 
 __all__ = ["MAX_BODY_BYTES", "ServerState", "create_app"]
 
@@ -40,6 +40,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     :raises service.profiles.ProfilesFileError: the operator's profiles file is invalid.
     """
     app = Flask(__name__)
+    app.url_map.merge_slashes = False  # "/v1//evaluations" is a 404, not a redirect
     app.config.from_mapping(
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         PROFILES_FILE=os.environ.get("PROFILES_FILE") or None,
@@ -52,12 +53,13 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     registry = ProfileRegistry(load_profiles_file(path) if path else [])
     app.extensions["gnau.profiles"] = registry
     observability.install(app)
+    app.before_request(reject_query_on_reads)
     register_error_handlers(app)
     app.register_blueprint(api)
     app.register_blueprint(ops)
     app.register_blueprint(analyses)
     app.register_blueprint(docs)
     for profile in registry.values():
-        table_for(profile.rules)
+        pin_table(profile.rules)
     state.ready = True
     return app

@@ -31,6 +31,7 @@ from service.engine.evaluate import Evaluation
 __all__ = ["REQUEST_ID_HEADER", "configure_logging", "install", "json_formatter"]
 
 REQUEST_ID_HEADER = "X-Request-ID"
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 
 REQUESTS = Counter("gnau_http_requests_total", "HTTP requests served, by route template, method and status.",
@@ -105,10 +106,11 @@ def install(app: Flask) -> None:
     def _finish(response: Response) -> Response:
         response.headers[REQUEST_ID_HEADER] = g.get("request_id", "")
         route = request.url_rule.rule if request.url_rule is not None else "unmatched"
-        REQUESTS.labels(route, request.method, str(response.status_code)).inc()
+        method = request.method if request.method in _METHODS else "other"  # bounded label values
+        REQUESTS.labels(route, method, str(response.status_code)).inc()
         started = g.get("started")
         if started is not None:
-            LATENCY.labels(route, request.method).observe(time.perf_counter() - started)
+            LATENCY.labels(route, method).observe(time.perf_counter() - started)
         return response
 
     app.add_url_rule("/metrics", "metrics", metrics_response, methods=["GET"])

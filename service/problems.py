@@ -8,6 +8,7 @@ query ``parameter``. No stack trace ever leaves the process.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -94,11 +95,21 @@ def flatten_messages(messages: Any, path: tuple[object, ...] = ()) -> list[Error
     return out
 
 
+#: A 400 lists at most this many problems (the ``detail`` gives the total).
+MAX_LISTED_ERRORS = 100
+
+
 def validation_problem(errors: Iterable[ErrorItem]) -> ProblemError:
-    """A 400 listing every problem."""
+    """A 400 listing every problem, or the first :data:`MAX_LISTED_ERRORS` of them."""
     items = list(errors)
     n = len(items)
-    detail = items[0]["detail"] if n == 1 else f"The request has {n} problems; see errors."
+    if n == 1:
+        detail = items[0]["detail"]
+    elif n > MAX_LISTED_ERRORS:
+        detail = f"The request has {n} problems; the first {MAX_LISTED_ERRORS} are listed in errors."
+        items = items[:MAX_LISTED_ERRORS]
+    else:
+        detail = f"The request has {n} problems; see errors."
     return ProblemError(400, "/problems/validation-error", "Invalid request", detail, items)
 
 
@@ -122,7 +133,11 @@ def problem_response(status: int, detail: str, *, type_: str | None = None,
         body["errors"] = errors
     response = base if base is not None else Response()
     response.status_code = status
-    response.set_data(orjson.dumps(body))
+    try:
+        data = orjson.dumps(body)
+    except TypeError:  # e.g. a lone surrogate echoed from the request: escape, never fail
+        data = json.dumps(body, ensure_ascii=True).encode()
+    response.set_data(data)
     response.mimetype = PROBLEM_MEDIA_TYPE
     return response
 

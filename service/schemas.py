@@ -44,7 +44,9 @@ def max_players(decks: int) -> int:
 def _hand_codes(value: object) -> tuple[list[int | None], dict[Any, list[str]]]:
     """Parse one hand: codes (``None`` where bad) and errors keyed by index or ``_self``."""
     if not isinstance(value, list):
-        return [], {"_self": ["a hand must be a list of 5 cards"]}
+        return [], {"_self": [f"a hand must be an array of {HAND_SIZE} cards"]}
+    if len(value) > 2 * HAND_SIZE:  # far off: say so once, not once per card
+        return [], {"_self": [f"a hand is exactly {HAND_SIZE} cards, got {len(value)}"]}
     errors: dict[Any, list[str]] = {}
     codes: list[int | None] = []
     for i, token in enumerate(value):
@@ -86,7 +88,7 @@ class HandsField(fields.Field[Any]):
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None,
                      **kwargs: Any) -> list[list[int | None]]:
         if not isinstance(value, list):
-            raise ValidationError("must be a list of hands")
+            raise ValidationError("must be an array of hands")
         if not self.min_items <= len(value) <= self.max_items:
             raise ValidationError(f"must hold {self.min_items} to {self.max_items:,} hands, got {len(value):,}")
         out: list[list[int | None]] = []
@@ -110,19 +112,56 @@ class HandsField(fields.Field[Any]):
         return out
 
 
+#: Messages in the service's own words for what marshmallow would phrase its way.
+MESSAGES: dict[str, str | list[Any] | dict[Any, Any]] = {
+    "required": "is required",
+    "null": "must not be null",
+    "type": "must be an object",
+    "unknown": "unknown field",
+}
+
+
+def _int(low: int, high: int, **kwargs: Any) -> fields.Integer:
+    text = f"must be an integer from {low} to {high}"
+    return fields.Integer(strict=True, validate=validate.Range(low, high, error=text),
+                          error_messages={**MESSAGES, "invalid": text, "too_large": text}, **kwargs)
+
+
 def _stake_field() -> fields.Integer:
-    return fields.Integer(required=True, strict=True,
-                          validate=validate.Range(1, MAX_STAKE, error=f"must be an integer from 1 to {MAX_STAKE}"))
+    return _int(1, MAX_STAKE, required=True)
 
 
 def _decks_field() -> fields.Integer:
-    return fields.Integer(strict=True, load_default=1,
-                          validate=validate.Range(1, MAX_DECKS, error=f"must be an integer from 1 to {MAX_DECKS}"))
+    return _int(1, MAX_DECKS, load_default=1)
 
 
 def _id_field() -> fields.String:
-    return fields.String(load_default=None, allow_none=False,
+    return fields.String(load_default=None, allow_none=False, error_messages={**MESSAGES, "invalid": "must be a string"},
                          validate=validate.Length(max=MAX_ID_LENGTH, error=f"at most {MAX_ID_LENGTH} characters"))
+
+
+def _choice(*choices: str) -> fields.String:
+    text = "must be one of " + ", ".join(choices)
+    return fields.String(validate=validate.OneOf(choices, error=text), error_messages={**MESSAGES, "invalid": text})
+
+
+class BoundedList(fields.List[Any]):
+    """A list whose length is checked before its items, so a huge list is one error."""
+
+    def __init__(self, inner: fields.Field[Any], low: int, high: int, what: str, **kwargs: Any) -> None:
+        self.text = f"must be an array of {low} to {high:,} {what}"
+        super().__init__(inner, error_messages={**MESSAGES, "invalid": self.text}, **kwargs)
+        self.low, self.high = low, high
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None,
+                     **kwargs: Any) -> list[Any]:
+        if isinstance(value, list) and not self.low <= len(value) <= self.high:
+            raise ValidationError(f"{self.text}, got {len(value):,}")
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
+def _nested(schema: type[Schema] | Schema, **kwargs: Any) -> fields.Nested:
+    return fields.Nested(schema, error_messages={**MESSAGES, "type": "must be an object"}, **kwargs)
 
 
 class StrictBoolean(fields.Field[Any]):
@@ -138,15 +177,14 @@ class StrictBoolean(fields.Field[Any]):
 
 
 class _Strict(Schema):
+    error_messages = {"unknown": "unknown field", "type": "must be an object"}  # noqa: RUF012
+
     class Meta:
         unknown = RAISE  # marshmallow's default, stated: unknown fields are errors
 
 
 #: Payout overrides: integer multipliers by category or ``single_ox_N``.
-PayoutsSchema = Schema.from_dict(
-    {key: fields.Integer(strict=True, validate=validate.Range(0, MAX_PAYOUT)) for key in PAYOUT_KEYS},
-    name="PayoutsSchema",
-)
+PayoutsSchema = _Strict.from_dict({key: _int(0, MAX_PAYOUT) for key in PAYOUT_KEYS}, name="PayoutsSchema")
 
 
 class RulesOverridesSchema(_Strict):
@@ -157,24 +195,23 @@ class RulesOverridesSchema(_Strict):
     tens_are_dukes = StrictBoolean()
     five_dukes = StrictBoolean()
     five_small = StrictBoolean()
-    five_small_max_points = fields.Integer(strict=True, allow_none=True, validate=validate.Range(0, 50))
+    five_small_max_points = _int(0, 50, allow_none=True)
     ngau_tonku = StrictBoolean()
     double_ox = StrictBoolean()
-    double_ox_order = fields.String(validate=validate.OneOf(["king_high", "ace_high"]))
+    double_ox_order = _choice("king_high", "ace_high")
     three_six_pair = StrictBoolean()
     bomb = StrictBoolean()
     four_dukes = StrictBoolean()
-    ranking = fields.List(fields.String(validate=validate.OneOf(CATEGORIES)),
-                          validate=validate.Length(equal=len(CATEGORIES)))
-    ties = fields.String(validate=validate.OneOf(["dealer", "push", "high_card"]))
-    payouts = fields.Nested(PayoutsSchema)
-    suited_bonus = fields.String(validate=validate.OneOf(["none", "ox", "hand"]))
-    suited_multiplier = fields.Integer(strict=True, validate=validate.Range(1, MAX_SUITED_MULTIPLIER))
+    ranking = BoundedList(_choice(*CATEGORIES), len(CATEGORIES), len(CATEGORIES), "categories")
+    ties = _choice("dealer", "push", "high_card")
+    payouts = _nested(PayoutsSchema)
+    suited_bonus = _choice("none", "ox", "hand")
+    suited_multiplier = _int(1, MAX_SUITED_MULTIPLIER)
 
 
 class _ScoringRequest(_Strict):
     decks = _decks_field()
-    rules = fields.Nested(RulesOverridesSchema, load_default=None, allow_none=False)
+    rules = _nested(RulesOverridesSchema, load_default=None, allow_none=False)
 
 
 def _excess_errors(hands: Sequence[tuple[tuple[object, ...], Sequence[int | None]]], decks: int,
@@ -210,7 +247,7 @@ def _decks(data: Mapping[str, Any]) -> int | None:
 class EvaluationRequestSchema(_ScoringRequest):
     """``POST /v1/evaluations``: ``{"hand": [5 cards], "decks": 1, "rules": {...}}``."""
 
-    hand = HandField(required=True)
+    hand = HandField(required=True, error_messages=MESSAGES)
 
     @validates_schema(skip_on_field_errors=False)
     def _check_cards(self, data: Mapping[str, Any], **kwargs: Any) -> None:
@@ -224,7 +261,7 @@ class EvaluationRequestSchema(_ScoringRequest):
 class BatchRequestSchema(_ScoringRequest):
     """``POST /v1/evaluations/batch``: ``{"hands": [[5 cards], ...], "decks": 1}``."""
 
-    hands = HandsField(1, MAX_BATCH, required=True)
+    hands = HandsField(1, MAX_BATCH, required=True, error_messages=MESSAGES)
 
     @validates_schema(skip_on_field_errors=False)
     def _check_cards(self, data: Mapping[str, Any], **kwargs: Any) -> None:
@@ -240,14 +277,13 @@ class RankingEntrySchema(_Strict):
     """One hand to rank: ``{"id": "optional", "hand": [5 cards]}``."""
 
     id = _id_field()
-    hand = HandField(required=True)
+    hand = HandField(required=True, error_messages=MESSAGES)
 
 
 class RankingRequestSchema(_ScoringRequest):
     """``POST /v1/rankings``: 2 to 1,000 hands, each checked on its own."""
 
-    hands = fields.List(fields.Nested(RankingEntrySchema), required=True,
-                        validate=validate.Length(2, MAX_RANKING, error="must hold {min} to {max} hands"))
+    hands = BoundedList(_nested(RankingEntrySchema), 2, MAX_RANKING, "hands", required=True)
 
     @validates_schema(skip_on_field_errors=False)
     def _check_cards(self, data: Mapping[str, Any], **kwargs: Any) -> None:
@@ -263,23 +299,22 @@ class RankingRequestSchema(_ScoringRequest):
 class DealerSchema(_Strict):
     """The dealer: ``{"hand": [5 cards]}``."""
 
-    hand = HandField(required=True)
+    hand = HandField(required=True, error_messages=MESSAGES)
 
 
 class PlayerSchema(_Strict):
     """A player: ``{"id": "optional", "hand": [5 cards], "stake": 100}``."""
 
     id = _id_field()
-    hand = HandField(required=True)
+    hand = HandField(required=True, error_messages=MESSAGES)
     stake = _stake_field()
 
 
 class SettlementRequestSchema(_ScoringRequest):
     """``POST /v1/settlements``: a dealer, 1 to 82 players; cards counted across the table."""
 
-    dealer = fields.Nested(DealerSchema, required=True)
-    players = fields.List(fields.Nested(PlayerSchema), required=True,
-                          validate=validate.Length(min=1, error="must hold at least one player"))
+    dealer = _nested(DealerSchema, required=True)
+    players = BoundedList(_nested(PlayerSchema), 1, max_players(MAX_DECKS), "players", required=True)
 
     @validates_schema(skip_on_field_errors=False)
     def _check_table(self, data: Mapping[str, Any], **kwargs: Any) -> None:

@@ -96,22 +96,81 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _malformed(detail: str) -> ProblemError:
+    return ProblemError(400, "/problems/malformed-json", "Malformed JSON", detail, [{"pointer": "", "detail": detail}])
+
+
+def _surrogate_pointers(value: Any, path: tuple[object, ...] = ()) -> list[str]:
+    """Pointers to strings (and keys) holding a lone UTF-16 surrogate escape."""
+    found: list[str] = []
+    if isinstance(value, str):
+        if any("\ud800" <= ch <= "\udfff" for ch in value):
+            found.append(pointer(*path))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if any("\ud800" <= ch <= "\udfff" for ch in key):
+                found.append(pointer(*path, key.encode("utf-8", "backslashreplace").decode()))
+            else:
+                found.extend(_surrogate_pointers(item, (*path, key)))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found.extend(_surrogate_pointers(item, (*path, i)))
+    return found
+
+
 def read_json() -> Any:
     """The request body as JSON data.
 
-    :raises ProblemError: 415 when the body is not ``application/json``; 400 when it is not
-        well-formed JSON (a duplicate key or NaN counts as malformed: nothing is dropped).
+    :raises ProblemError: 415 when the body is not ``application/json`` in UTF-8 (another
+        ``charset`` or a ``Content-Encoding`` is refused, never reinterpreted); 413 when it
+        is over 1 MiB however it is framed (``Content-Length`` or chunked); 400 when it is
+        not well-formed JSON (a duplicate key, ``NaN``, a number of over 4,300 digits, or
+        nesting too deep for the parser count as malformed: nothing is dropped) or holds
+        a lone UTF-16 surrogate escape such as ``"\\ud800"`` (named by pointer).
     """
     if request.mimetype != "application/json":
         raise ProblemError(415, "/problems/unsupported-media-type", "Unsupported media type",
-                         f"The body must be application/json, got {request.mimetype or 'none'}.")
-    raw = request.get_data(cache=False)
+                           f"The body must be application/json, got {request.mimetype or 'none'}.")
+    charset = request.mimetype_params.get("charset", "utf-8").lower()
+    if charset not in ("utf-8", "utf8"):
+        raise ProblemError(415, "/problems/unsupported-media-type", "Unsupported media type",
+                           f"The body must be encoded as UTF-8, got charset={charset}.")
+    encoding = request.headers.get("Content-Encoding", "identity").strip().lower()
+    if encoding not in ("", "identity"):
+        raise ProblemError(415, "/problems/unsupported-media-type", "Unsupported media type",
+                           f"Content-Encoding {encoding} is not accepted; send the body uncompressed.")
+    limit = current_app.config["MAX_CONTENT_LENGTH"]
+    # A chunked body has no Content-Length to check up front; werkzeug's stream stops at
+    # the limit, so one more byte read says whether the body went on past it.
+    raw = request.stream.read(limit + 1)
+    if len(raw) > limit or (len(raw) == limit and request.stream.read(1)):
+        raise ProblemError(413, "/problems/payload-too-large", "Payload too large",
+                           "The request body is over the 1 MiB limit.")
     try:
-        return json.loads(raw, object_pairs_hook=_reject_duplicate_keys, parse_constant=_reject_constant)
-    except (ValueError, RecursionError) as exc:
-        detail = f"The body is not valid JSON: {exc}"
-        raise ProblemError(400, "/problems/malformed-json", "Malformed JSON", detail,
-                         [{"pointer": "", "detail": detail}]) from None
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise _malformed(f"The body is not valid UTF-8: byte {exc.start} cannot be decoded.") from None
+    try:
+        body = json.loads(text, object_pairs_hook=_reject_duplicate_keys, parse_constant=_reject_constant)
+    except RecursionError:
+        raise _malformed("The body is not valid JSON: it is nested too deeply.") from None
+    except ValueError as exc:
+        message = str(exc)
+        if "int_max_str_digits" in message or "Exceeds the limit" in message:
+            message = "a number has more than 4,300 digits"
+        raise _malformed(f"The body is not valid JSON: {message}") from None
+    bad = _surrogate_pointers(body) if "\\u" in text else []  # escapes are rare: walk only then
+    if bad:
+        raise validation_problem({"pointer": p, "detail": "holds a lone UTF-16 surrogate escape (\\ud800-\\udfff)"}
+                                 for p in bad)
+    return body
+
+
+def reject_query_on_reads() -> None:
+    """Only the POST operations take a query parameter (``profile``): refuse any other."""
+    if request.method != "POST" and request.args and request.routing_exception is None:
+        raise validation_problem({"parameter": name, "detail": "unknown query parameter; this operation takes none"}
+                                 for name in request.args)
 
 
 def load_scoring(kind: str) -> Scoring:
@@ -147,7 +206,12 @@ def load_scoring(kind: str) -> Scoring:
         try:
             rules = apply_overrides(rules, data["rules"])
         except RulesError as exc:
-            errors.extend({"pointer": pointer("rules", *path), "detail": msg} for path, msg in exc.problems)
+            # The engine's checks, less any knob the schema already reported (no echoes).
+            known = [e["pointer"] for e in errors if "pointer" in e]
+            for path, msg in exc.problems:
+                where = pointer("rules", *path)
+                if not any(k == where or k.startswith(where + "/") for k in known):
+                    errors.append({"pointer": where, "detail": msg})
     if errors or profile is None or rules is None:
         raise validation_problem(errors)
     context: dict[str, Any] = {"profile": profile.name, "rules_digest": rules.digest()}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import pytest
@@ -216,3 +217,69 @@ def test_request_id_is_echoed(client: FlaskClient) -> None:
     bad = client.get("/healthz", headers={"X-Request-ID": "has space"})
     assert bad.headers["X-Request-ID"] != "has space"
     assert len(bad.headers["X-Request-ID"]) == 32
+
+
+def test_chunked_body_over_the_limit_is_413_not_truncated(client: FlaskClient) -> None:
+    body = b'{"hand": ["AS", "2S", "3S", "4S", "5S"]}' + b" " * (1024 * 1024) + b"GARBAGE"
+
+    # What gunicorn hands over for a chunked body: a terminated stream with no length.
+    response = client.post("/v1/evaluations", input_stream=io.BytesIO(body), content_type="application/json",
+                           headers={"Transfer-Encoding": "chunked"},
+                           environ_overrides={"wsgi.input_terminated": True})
+    assert response.status_code == 413
+    assert response.get_json()["type"] == "/problems/payload-too-large"
+
+
+def test_lone_surrogates_are_a_400_naming_the_field(client: FlaskClient) -> None:
+    raw = b'{"hands": [{"id": "\\ud800", "hand": ["AS","2S","3S","4S","5S"]}, {"hand": ["AS","2S","3S","4S","5S"]}]}'
+    out = problem(client, "/v1/rankings", data=raw, status=400)
+    assert pointers(out) == ["/hands/0/id"]
+    out = problem(client, "/v1/evaluations", data=b'{"\\udfff": 1, "hand": ["AS","2S","3S","4S","5S"]}', status=400)
+    assert pointers(out) == ["/\\udfff"]
+    ok = client.post("/v1/rankings", data='{"hands": [{"id": "\\ud83d\\ude00", "hand": ["AS","2S","3S","4S","5S"]},'
+                     ' {"hand": ["AS","2S","3S","4S","5S"]}]}', content_type="application/json")
+    assert ok.status_code == 200
+    assert ok.get_json()["ranking"][0]["id"] == "😀"
+
+
+def test_charsets_and_encodings_other_than_utf8_are_415(client: FlaskClient) -> None:
+    for content_type in ("application/json; charset=iso-8859-1", "application/json; charset=utf-16"):
+        problem(client, "/v1/evaluations", data=b'{"hand": []}', content_type=content_type, status=415)
+    response = client.post("/v1/evaluations", data=b'{"hand": []}', content_type="application/json",
+                           headers={"Content-Encoding": "gzip"})
+    assert response.status_code == 415
+    out = problem(client, "/v1/evaluations", data=b'{"hand": ["caf\xe9"]}', status=400)
+    assert out["type"] == "/problems/malformed-json"
+    ok = client.post("/v1/evaluations", data=b'{"hand": ["AS","2S","3S","4S","5S"]}',
+                     content_type="application/json; charset=UTF-8")
+    assert ok.status_code == 200
+
+
+def test_huge_inputs_give_one_error_not_thousands(client: FlaskClient) -> None:
+    out = problem(client, "/v1/settlements", {"dealer": {"hand": GOOD}, "players": [{}] * 50_000}, status=400)
+    assert out["errors"] == [{"pointer": "/players", "detail": "must be an array of 1 to 82 players, got 50,000"}]
+    out = problem(client, "/v1/evaluations", {"hand": [1] * 100_000}, status=400)
+    assert out["errors"] == [{"pointer": "/hand", "detail": "a hand is exactly 5 cards, got 100000"}]
+    out = problem(client, "/v1/evaluations/batch", {"hands": [["XX"] * 5] * 300}, status=400)
+    assert len(out["errors"]) == 100
+    assert out["detail"] == "The request has 1500 problems; the first 100 are listed in errors."
+
+
+def test_amounts_stay_within_int64(client: FlaskClient) -> None:
+    out = problem(client, "/v1/evaluations", {"hand": GOOD, "rules": {"payouts": {"five_dukes": 1001},
+                                                                       "suited_multiplier": 11}}, status=400)
+    assert sorted(pointers(out)) == ["/rules/payouts/five_dukes", "/rules/suited_multiplier"]
+    body = {"dealer": {"hand": ["3S", "6H", "8D", "4C", "8H"]}, "decks": 8,
+            "players": [{"hand": ["JH", "JH", "QH", "QH", "KH"], "stake": 10**12}] * 3,
+            "rules": {"payouts": {"five_dukes": 1000}, "suited_bonus": "hand", "suited_multiplier": 10}}
+    out = client.post("/v1/settlements", json=body).get_json()
+    assert [p["amount"] for p in out["players"]] == [10**16] * 3
+    assert out["dealer"]["net"] == -3 * 10**16
+
+
+def test_reads_take_no_query_and_double_slashes_are_not_redirected(client: FlaskClient) -> None:
+    out = problem(client, "/v1/profiles?x=1", method="GET", status=400)
+    assert out["errors"] == [{"parameter": "x", "detail": "unknown query parameter; this operation takes none"}]
+    problem(client, "/v1//evaluations", {"hand": GOOD}, status=404)
+    response = client.open("/v1/evaluations?x=1", method="PUT")
+    assert response.status_code == 405

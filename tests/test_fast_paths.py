@@ -213,9 +213,9 @@ def test_batch_error_pointers_are_exact(client: FlaskClient) -> None:
     assert response.get_json()["errors"] == [
         {"pointer": "/hands/3/1", "detail": f"'1S' {bad_card}"},
         {"pointer": "/hands/9", "detail": "a hand is exactly 5 cards, got 4"},
-        {"pointer": "/hands/12", "detail": "a hand must be a list of 5 cards"},
-        {"pointer": "/hands/15/2", "detail": "a card must be a string such as 'AS' or '10H', not int"},
-        {"pointer": "/hands/16/0", "detail": "a card must be a string such as 'AS' or '10H', not list"},
+        {"pointer": "/hands/12", "detail": "a hand must be an array of 5 cards"},
+        {"pointer": "/hands/15/2", "detail": "a card must be a string such as 'AS' or '10H', not a number"},
+        {"pointer": "/hands/16/0", "detail": "a card must be a string such as 'AS' or '10H', not an array"},
         {"pointer": "/hands/18/3", "detail": f"'1X' {bad_card}"},
         {"pointer": "/hands/18/4", "detail": f"'QQ' {bad_card}"},
         {"pointer": "/hands/18/1", "detail": "KS appears more than once (1 deck in play)"},

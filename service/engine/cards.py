@@ -172,6 +172,21 @@ def accepted_spellings() -> list[str]:
     return sorted(CARD_CODES)
 
 
+def _json_type(value: object) -> str:
+    """What a JSON reader would call the value's type: 'null', 'a number', 'an array', ..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
 class CardError(ValueError):
     """A token that is not a card in any accepted notation."""
 
@@ -200,10 +215,10 @@ def parse_card(token: object) -> Card:
     >>> parse_card(7)
     Traceback (most recent call last):
         ...
-    service.engine.cards.CardError: a card must be a string such as 'AS' or '10H', not int
+    service.engine.cards.CardError: a card must be a string such as 'AS' or '10H', not a number
     """
     if not isinstance(token, str):
-        raise CardError(f"a card must be a string such as 'AS' or '10H', not {type(token).__name__}")
+        raise CardError(f"a card must be a string such as 'AS' or '10H', not {_json_type(token)}")
     code = CARD_CODES.get(token)
     if code is None:
         raise CardError(

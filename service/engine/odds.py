@@ -765,7 +765,7 @@ def analysis_cost(rules: Rules, kind: str) -> float:
 
     if kind == "house_edge" and rules.ties != "dealer":
         return 0.0  # exactly 0 by symmetry: no table needed
-    cost = 0.0 if rules in tables._TABLES else 0.8
+    cost = 0.0 if tables.has_table(rules) else 0.8
     needs_walk = (kind == "odds" and uses_suits(rules)) or (
         kind == "house_edge" and rules.ties == "dealer" and rules.suited_bonus != "none")
     if needs_walk and not walk_ready():

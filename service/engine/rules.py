@@ -59,8 +59,10 @@ DoubleOxOrder = Literal["king_high", "ace_high"]
 TieRule = Literal["dealer", "push", "high_card"]
 SuitedBonus = Literal["none", "ox", "hand"]
 
-MAX_PAYOUT = 1_000_000
-MAX_SUITED_MULTIPLIER = 1_000
+# Bounds chosen so that every amount fits a signed 64-bit integer (clients' int64):
+# stake 10^12 x payout 10^3 x suited multiplier 10 = 10^16 a player; 82 players < 9.2 x 10^18.
+MAX_PAYOUT = 1_000
+MAX_SUITED_MULTIPLIER = 10
 
 
 def _frozen_payouts(payouts: Mapping[str, int]) -> Mapping[str, int]:

@@ -60,6 +60,8 @@ __all__ = [
     "evaluate",
     "evaluate_many",
     "evaluator",
+    "has_table",
+    "pin_table",
     "table_for",
 ]
 
@@ -258,38 +260,62 @@ def _intern(slot: FormationSlot) -> FormationSlot:
     return _SLOTS.setdefault(slot, slot)
 
 
-_TABLES: dict[Rules, Table] = {}
-_MAX_TABLES = 64
-#: Below this many hands, rules without a table are evaluated with the reference
-#: evaluator (about 50 µs a hand) rather than by building a table (about 0.4 s).
-BUILD_THRESHOLD = 5_000
+_PINNED: dict[Rules, Table] = {}
+_TABLES: dict[Rules, Table] = {}  # least recently used first
+_MAX_TABLES = 32
+_HANDS_SEEN: dict[Rules, int] = {}
+_MAX_SEEN = 1024
+#: Rules without a table are evaluated with the reference evaluator (about 50 µs a hand)
+#: until this many of their hands have been asked for in all; then their table (built in
+#: about 0.5 s) pays for itself. Rules that keep changing never build one.
+BUILD_THRESHOLD = 20_000
+
+
+def pin_table(rules: Rules) -> Table:
+    """Build the table for ``rules`` and keep it for the life of the process (profiles)."""
+    table = _PINNED.get(rules) or _TABLES.pop(rules, None) or Table(rules)
+    _PINNED[rules] = table
+    return table
+
+
+def has_table(rules: Rules) -> bool:
+    """Whether the table for ``rules`` is built (pinned or cached)."""
+    return rules in _PINNED or rules in _TABLES
 
 
 def table_for(rules: Rules) -> Table:
-    """The table for ``rules``, built on first use and kept (the 64 newest rule sets)."""
-    table = _TABLES.get(rules)
-    if table is None:
-        table = Table(rules)
-        while len(_TABLES) >= _MAX_TABLES:
-            _TABLES.pop(next(iter(_TABLES)))
-        _TABLES[rules] = table
+    """The table for ``rules``: pinned, or built on first use and kept among the 32 most
+    recently used."""
+    table = _PINNED.get(rules)
+    if table is not None:
+        return table
+    table = _TABLES.pop(rules, None) or Table(rules)
+    while len(_TABLES) >= _MAX_TABLES:
+        _TABLES.pop(next(iter(_TABLES)))
+    _TABLES[rules] = table  # now the most recently used
     return table
 
 
 def use_table(rules: Rules, hands: int = 1) -> Table | None:
     """The table to evaluate ``hands`` hands with, or ``None`` for the reference evaluator.
 
-    The table when it exists or ``hands`` is large enough to pay for building it
-    (:data:`BUILD_THRESHOLD`); both ways give identical results.
+    The table when it exists, or once :data:`BUILD_THRESHOLD` hands under these rules
+    have been asked for; both ways give identical results.
 
     >>> from service.engine.rules import apply_overrides
-    >>> use_table(Rules()) is table_for(Rules())
+    >>> pin_table(Rules()) is use_table(Rules())
     True
     >>> use_table(apply_overrides(Rules(), {"ties": "push", "bomb": True})) is None
     True
     """
-    if rules in _TABLES or hands >= BUILD_THRESHOLD:
+    if rules in _PINNED or rules in _TABLES:
         return table_for(rules)
+    seen = _HANDS_SEEN.pop(rules, 0) + hands
+    if seen >= BUILD_THRESHOLD:
+        return table_for(rules)
+    while len(_HANDS_SEEN) >= _MAX_SEEN:
+        _HANDS_SEEN.pop(next(iter(_HANDS_SEEN)))
+    _HANDS_SEEN[rules] = seen
     return None
 
 
