@@ -2,7 +2,9 @@
 
 Runs :mod:`bench.engine` then :mod:`bench.http`, prints one Markdown table with the
 machine it ran on, and writes the same as a README-ready "Performance" section to
-``docs/performance.md`` (``--no-write`` to skip). Takes two to three minutes.
+``docs/performance.md`` and between the ``<!-- bench:start -->`` and ``<!-- bench:end -->``
+markers of README.md when it has them (``--no-write``, ``--no-readme`` to skip). Takes
+about three minutes.
 """
 
 from __future__ import annotations
@@ -17,6 +19,20 @@ from bench import engine, http
 from bench.common import ROOT, Row, machine, markdown_table
 
 DOC = ROOT / "docs" / "performance.md"
+README = ROOT / "README.md"
+START, END = "<!-- bench:start -->", "<!-- bench:end -->"
+
+
+def fill_readme(text: str, body: str) -> str | None:
+    """``text`` with ``body`` between the bench markers, or ``None`` without markers.
+
+    >>> fill_readme("a\\n<!-- bench:start -->\\nold\\n<!-- bench:end -->\\nb", "new\\n")
+    'a\\n<!-- bench:start -->\\nnew\\n<!-- bench:end -->\\nb'
+    """
+    start, end = text.find(START), text.find(END)
+    if start < 0 or end < start:
+        return None
+    return text[:start + len(START)] + "\n" + body + text[end:]
 
 
 def section(rows: Sequence[Row], where: dict[str, str], seconds: float, tool: str) -> str:
@@ -65,11 +81,19 @@ How it is measured:
   a bare Flask app that echoes the same small JSON body (`bench/echo_app.py`, served by the
   same config via `GNAU_WSGI_APP`). Load comes from wrk with a Lua script for the POST
   bodies; every response is checked to be a 2xx. wrk 4.1 has no fixed-rate mode (`-R` is
-  wrk2), so "p99 at half load" holds the rate with wrk's Lua `delay()` per connection,
-  calibrated against the achieved rate, which the table prints. The batch row sends
+  wrk2), so "p99 at half load" holds the rate with wrk's Lua `delay()`: a jittered pause
+  before each request on each of the same 16 connections, calibrated against the achieved rate,
+  which the table prints; the p99 is the median of three runs. The batch row sends
   10,000 random hands per request, one request at a time, to a server started with
   `GNAU_WORKERS=1`: request parsing, validation, evaluation and the 2 MB response
   included.
+- **The gthread accept race.** gunicorn's gthread workers race to accept new
+  connections, and keep-alive keeps each connection on the worker that accepted it. Now
+  and then one worker wins every connection wrk opens and the run measures half the
+  server (seen here with 16, 32 and 64 connections). The access log names the worker of
+  every request, so such a run is made again, for the echo floor and the service alike;
+  the table counts them. Clients that hold a few long-lived connections (a game server's
+  pool) can meet the same imbalance in production.
 """
 
 
@@ -78,6 +102,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--no-write", action="store_true", help="do not write docs/performance.md")
+    parser.add_argument("--no-readme", action="store_true", help="do not fill README.md's bench markers")
     parser.add_argument("--sample", type=int, default=engine.SAMPLE, help="reference sample (default %(default)s)")
     parser.add_argument("--rounds", type=int, default=5, help="HTTP max-load rounds (default %(default)s)")
     parser.add_argument("--seconds", type=float, default=3.0, help="length of one HTTP run (default %(default)s)")
@@ -94,9 +119,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(markdown_table(rows))
     print()
     print("; ".join(f"{k}: {v}" for k, v in where.items()) + f"; {seconds:.0f} s")
+    text = section(rows, where, seconds, tool)
     if not args.no_write:
-        DOC.write_text(section(rows, where, seconds, tool))
+        DOC.write_text(text)
         print(f"written to {DOC.relative_to(ROOT)}", file=sys.stderr)
+    if not args.no_readme and README.exists():
+        filled = fill_readme(README.read_text(), text.split("\n", 2)[2])  # without the heading
+        if filled is not None:
+            README.write_text(filled)
+            print(f"written between the bench markers of {README.relative_to(ROOT)}", file=sys.stderr)
 
 
 if __name__ == "__main__":

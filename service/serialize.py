@@ -76,7 +76,7 @@ def evaluation_dicts(hands: Sequence[Sequence[int]], rules: Rules) -> list[dict[
 
     :param hands: hands of five valid card codes (0..51) each, in input order.
     :param rules: the rules to evaluate under.
-    :return: one ``Evaluation`` object per hand, same order.
+    :return: one ``Evaluation`` schema object (a dict) per hand, same order.
     """
     table = use_table(rules, len(hands))
     if table is None:

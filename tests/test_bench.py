@@ -60,7 +60,7 @@ def test_wrk_script_renders_body_and_pacing(tmp_path: Path) -> None:
     assert "function delay" not in plain
     assert "WRKJSON" in plain
     paced = driver._script(b"{}", 12).read_text()
-    assert "function delay() return 12 end" in paced
+    assert "function delay() return math.random(6, 18) end" in paced
 
 
 def test_performance_section() -> None:
@@ -74,3 +74,32 @@ def test_performance_section() -> None:
     assert "make bench" in text
     assert "wrk was not available" not in text
     assert "wrk was not available" in section(rows, where, 120.0, "Python client")
+
+
+def test_served_by_counts_requests_per_worker(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    line = '{{"level": "INFO", "name": "gunicorn.access", "pid": {pid}, "message": "request", "path": "/x"}}\n'
+    log.write_text(line.format(pid=1) * 3 + line.format(pid=2) + '{"message": "Booting worker with pid: 3"}\n')
+    server = http.Server("app", 0, None, log, 2)  # type: ignore[arg-type]
+    assert server.served_by() == [1, 3]
+    assert server.served_by() == []
+    with log.open("a") as f:
+        f.write(line.format(pid=2) + line.format(pid=2)[:20])  # the last line is still being written
+    assert server.served_by() == [1]
+    with log.open("a") as f:
+        f.write(line.format(pid=2)[20:])
+    assert server.served_by() == [1]
+
+
+def test_readme_markers_are_filled() -> None:
+    from bench.__main__ import fill_readme
+
+    text = "# Title\n\n## Performance\n\n<!-- bench:start -->\n(filled by `make bench`)\n<!-- bench:end -->\n\n## Next\n"
+    filled = fill_readme(text, "| table |\n")
+    assert filled == "# Title\n\n## Performance\n\n<!-- bench:start -->\n| table |\n<!-- bench:end -->\n\n## Next\n"
+    assert fill_readme(filled, "| again |\n") == filled.replace("| table |", "| again |")
+    assert fill_readme("no markers", "x") is None
+    rows = [Row("Engine", "ratio", "900x", "≥ 100x", True)]
+    body = section(rows, {"CPUs (nproc)": "2"}, 1.0, "wrk").split("\n", 2)[2]
+    assert not body.startswith("## Performance")
+    assert "| Engine | ratio | 900x | ≥ 100x | yes |" in body

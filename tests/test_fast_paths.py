@@ -301,3 +301,52 @@ def test_pause_across_threads() -> None:
     leave.set()
     thread.join(10)
     assert gc.isenabled()
+
+
+# ---------------------------------------------------------------------------------------
+# The single-hand request fast path
+
+
+def _load_both(body: Any) -> tuple[Any, Any]:
+    """The schema's load (fast path first) and marshmallow's own, result or messages."""
+    from marshmallow import Schema, ValidationError
+
+    from service.schemas import EvaluationRequestSchema
+
+    schema = EvaluationRequestSchema()
+    out: list[Any] = []
+    for load in (schema.load, lambda b: Schema.load(schema, b)):
+        try:
+            out.append(load(body))
+        except ValidationError as exc:
+            out.append(("error", exc.messages))
+    return out[0], out[1]
+
+
+def test_single_hand_fast_load_equals_the_fields() -> None:
+    from service.engine.cards import accepted_spellings
+
+    rng = random.Random(12)
+    spellings = accepted_spellings()
+    bodies: list[Any] = [{"hand": [rng.choice(spellings) for _ in range(5)]} for _ in range(300)]
+    bodies += [
+        {"hand": ["AS", "AS", "2D", "3C", "4H"]},
+        {"hand": ["AS", "2D", "3C", "4H"]},
+        {"hand": ["AS", "2D", "3C", "4H", "5S", "6S"]},
+        {"hand": ["AS", "2D", "3C", "4H", 5]},
+        {"hand": ["AS", "2D", "3C", "4H", ["5S"]]},
+        {"hand": ["AS", "2D", "3C", "4H", "1S"]},
+        {"hand": "AS 2D 3C 4H 5S"},
+        {"hand": None},
+        {"hands": ["AS", "2D", "3C", "4H", "5S"]},
+        {"hand": ["AS", "2D", "3C", "4H", "5S"], "decks": 2},
+        {"hand": ["AS", "2D", "3C", "4H", "5S"], "rules": {"bomb": True}},
+        {"hand": ["AS", "2D", "3C", "4H", "5S"], "x": 1},
+        {},
+    ]
+    fast_taken = 0
+    for body in bodies:
+        fast, fields = _load_both(body)
+        assert fast == fields, body
+        fast_taken += isinstance(fast, dict) and set(body) == {"hand"}
+    assert fast_taken > 100
