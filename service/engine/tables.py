@@ -410,10 +410,10 @@ def resolve_many(hands: Iterable[Sequence[int]], table: Table) -> list[Resolved]
         if slot is None:
             projection = None
         else:
-            (i, j, k), (f, g, h), power_at, (m, n) = slot.placements[order]
+            ox_at, (f, g, h), power_at, (m, n) = slot.placements[order]
             points = slot.ox_points
             power_points = slot.power_points
-            projection = ((i, j, k), [points[f], points[g], points[h]], power_at, [power_points[m], power_points[n]])
+            projection = (ox_at, [points[f], points[g], points[h]], power_at, [power_points[m], power_points[n]])
         append((entry, slot, projection, suited, entry.payout * multiplier if suited else entry.payout))
     return out
 
