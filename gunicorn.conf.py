@@ -63,7 +63,9 @@ graceful_timeout = drain_seconds + _int("GNAU_GRACEFUL_TIMEOUT", 20, minimum=0)
 keepalive = _int("GNAU_KEEPALIVE", 5, minimum=0)
 preload_app = True  # build the evaluation tables once, before forking
 worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
-loglevel = os.environ.get("GNAU_LOG_LEVEL", "info")
+loglevel = os.environ.get("GNAU_LOG_LEVEL", "info").lower()
+if loglevel not in ("debug", "info", "warning", "error", "critical"):
+    raise SystemExit(f"GNAU_LOG_LEVEL must be one of debug, info, warning, error, critical, got {loglevel!r}")
 accesslog = "-"
 errorlog = "-"
 logger_class = "service.gunicorn_logging.JsonLogger"

@@ -39,7 +39,7 @@ def test_hand_errors_name_every_position() -> None:
     with pytest.raises(HandError) as info:
         parse_hand(["AS", "ZZ", "as", "2H", "3H"])
     assert info.value.problems == [
-        (1, "'ZZ' is not a card: write a rank (A 2-9 10 T 0 J Q K) then a suit (S H D C or a suit symbol), e.g. 'AS' or '10H'"),
+        (1, "'ZZ' is not a card: write a rank (A 2-9 10 T 0 J Q K) then a suit (S H D C or ♠ ♥ ♦ ♣), e.g. 'AS' or '10H'"),
         (2, "AS appears more than once (1 deck in play)"),
     ]
     with pytest.raises(HandError, match="exactly 5 cards, got 4"):

@@ -209,7 +209,7 @@ def test_batch_error_pointers_are_exact(client: FlaskClient) -> None:
     response = client.post("/v1/evaluations/batch", json={"hands": hands})
     assert response.status_code == 400
     assert response.mimetype == "application/problem+json"
-    bad_card = "is not a card: write a rank (A 2-9 10 T 0 J Q K) then a suit (S H D C or a suit symbol), e.g. 'AS' or '10H'"
+    bad_card = "is not a card: write a rank (A 2-9 10 T 0 J Q K) then a suit (S H D C or ♠ ♥ ♦ ♣), e.g. 'AS' or '10H'"
     assert response.get_json()["errors"] == [
         {"pointer": "/hands/3/1", "detail": f"'1S' {bad_card}"},
         {"pointer": "/hands/9", "detail": "a hand is exactly 5 cards, got 4"},

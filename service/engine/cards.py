@@ -21,7 +21,7 @@ Card(rank=<Rank.TEN: '10'>, suit=<Suit.HEARTS: 'H'>)
 >>> parse_card("1S")
 Traceback (most recent call last):
     ...
-service.engine.cards.CardError: '1S' is not a card: write a rank (A 2-9 10 T 0 J Q K) then a suit (S H D C or a suit symbol), e.g. 'AS' or '10H'
+service.engine.cards.CardError: '1S' is not a card: write a rank (A 2-9 10 T 0 J Q K) then a suit (S H D C or ♠ ♥ ♦ ♣), e.g. 'AS' or '10H'
 """
 
 from __future__ import annotations
@@ -223,7 +223,7 @@ def parse_card(token: object) -> Card:
     if code is None:
         raise CardError(
             f"{token!r} is not a card: write a rank (A 2-9 10 T 0 J Q K) then a suit "
-            "(S H D C or a suit symbol), e.g. 'AS' or '10H'"
+            "(S H D C or ♠ ♥ ♦ ♣), e.g. 'AS' or '10H'"
         )
     return CARDS[code]
 
@@ -263,7 +263,7 @@ def parse_hand(tokens: Iterable[object], decks: int = 1) -> tuple[Card, ...]:
     >>> parse_hand(["AS", "AS", "2H", "3H", "XX"])
     Traceback (most recent call last):
         ...
-    service.engine.cards.HandError: card 4: 'XX' is not a card: write a rank (A 2-9 10 T 0 J Q K) then a suit (S H D C or a suit symbol), e.g. 'AS' or '10H'; card 1: AS appears more than once (1 deck in play)
+    service.engine.cards.HandError: card 4: 'XX' is not a card: write a rank (A 2-9 10 T 0 J Q K) then a suit (S H D C or ♠ ♥ ♦ ♣), e.g. 'AS' or '10H'; card 1: AS appears more than once (1 deck in play)
     >>> len(parse_hand(["AS", "AS", "2H", "3H", "4H"], decks=2))
     5
     """
