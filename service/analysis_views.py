@@ -28,8 +28,7 @@ from flask import Blueprint, Response, current_app
 from marshmallow import ValidationError, fields, validates_schema
 from werkzeug.wrappers import Response as WerkzeugResponse
 
-from service.engine.cards import CARD_CODES, CARDS, Card, duplicate_message, parse_card
-from service.engine.cards import CardError as _CardError
+from service.engine.cards import CARDS, Card, duplicate_message
 from service.engine.odds import (
     HOUSE_EDGE_METHOD,
     Distribution,
@@ -44,7 +43,7 @@ from service.engine.odds import (
 from service.engine.rules import Profile, Rules
 from service.engine.tables import evaluate
 from service.problems import ProblemError, problem_response
-from service.schemas import MAX_DECKS, HandField, _ScoringRequest
+from service.schemas import MAX_DECKS, HandField, _ScoringRequest, card_codes
 from service.serialize import evaluation_dict
 from service.views import _SCHEMAS, json_response, load_scoring, registry
 
@@ -84,19 +83,10 @@ class CardsField(fields.Field[Any]):
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None,
                      **kwargs: Any) -> list[int | None]:
         if not isinstance(value, list):
-            raise ValidationError("must be a list of cards")
+            raise ValidationError("must be an array of cards")
         if len(value) > self.max_items:
             raise ValidationError(f"at most {self.max_items} cards, got {len(value)}")
-        codes: list[int | None] = []
-        errors: dict[Any, list[str]] = {}
-        for i, token in enumerate(value):
-            code = CARD_CODES.get(token) if isinstance(token, str) else None
-            if code is None:
-                try:
-                    parse_card(token)
-                except _CardError as exc:
-                    errors[i] = [str(exc)]
-            codes.append(code)
+        codes, errors = card_codes(value)
         if errors:
             raise ValidationError(errors, valid_data=codes)
         return codes

@@ -41,15 +41,15 @@ def max_players(decks: int) -> int:
     return 52 * decks // HAND_SIZE - 1
 
 
-def _hand_codes(value: object) -> tuple[list[int | None], dict[Any, list[str]]]:
-    """Parse one hand: codes (``None`` where bad) and errors keyed by index or ``_self``."""
-    if not isinstance(value, list):
-        return [], {"_self": [f"a hand must be an array of {HAND_SIZE} cards"]}
-    if len(value) > 2 * HAND_SIZE:  # far off: say so once, not once per card
-        return [], {"_self": [f"a hand is exactly {HAND_SIZE} cards, got {len(value)}"]}
+def card_codes(tokens: list[Any]) -> tuple[list[int | None], dict[Any, list[str]]]:
+    """Parse card tokens: their codes (``None`` where bad) and the errors by index.
+
+    >>> card_codes(["as", "1S"])
+    ([3, None], {1: ["'1S' is not a card: write a rank (A 2-9 10 T 0 J Q K) then a suit (S H D C or ♠ ♥ ♦ ♣), e.g. 'AS' or '10H'"]})
+    """
     errors: dict[Any, list[str]] = {}
     codes: list[int | None] = []
-    for i, token in enumerate(value):
+    for i, token in enumerate(tokens):
         code = CARD_CODES.get(token) if isinstance(token, str) else None
         if code is None:
             try:
@@ -57,6 +57,16 @@ def _hand_codes(value: object) -> tuple[list[int | None], dict[Any, list[str]]]:
             except _CardError as exc:
                 errors[i] = [str(exc)]
         codes.append(code)
+    return codes, errors
+
+
+def _hand_codes(value: object) -> tuple[list[int | None], dict[Any, list[str]]]:
+    """Parse one hand: codes (``None`` where bad) and errors keyed by index or ``_self``."""
+    if not isinstance(value, list):
+        return [], {"_self": [f"a hand must be an array of {HAND_SIZE} cards"]}
+    if len(value) > 2 * HAND_SIZE:  # far off: say so once, not once per card
+        return [], {"_self": [f"a hand is exactly {HAND_SIZE} cards, got {len(value)}"]}
+    codes, errors = card_codes(value)
     if len(value) != HAND_SIZE:
         errors["_self"] = [f"a hand is exactly {HAND_SIZE} cards, got {len(value)}"]
     return codes, errors

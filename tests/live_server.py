@@ -25,6 +25,18 @@ REPO = Path(__file__).resolve().parent.parent
 GUNICORN = Path(sys.executable).with_name("gunicorn")
 
 
+def stop(proc: subprocess.Popen[bytes], timeout: float = 30) -> None:
+    """SIGTERM a server started in its own process group; SIGKILL the group if it lingers."""
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -71,10 +83,4 @@ def live_server(log: Path, *, start_timeout: float = 60.0) -> Iterator[str]:
                 time.sleep(0.2)
             yield base
         finally:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-                try:
-                    proc.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait(timeout=10)
+            stop(proc, timeout=20)

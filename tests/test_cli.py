@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ from flask.testing import FlaskClient
 
 from service.app import create_app
 from service.cli import main
+from tests.live_server import stop
 
 from .cases import NIU_NIU_ROWS, SETTLEMENTS, STANDARD_ROWS, hand
 from .live_server import REPO, free_port
@@ -238,11 +238,6 @@ def test_serve_runs_gunicorn_with_the_project_config(tmp_path: Path) -> None:
             assert body is not None, (tmp_path / "serve.log").read_text()
             assert body["label"] == "Five Dukes"
         finally:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
+            stop(proc)
     assert proc.returncode == 0
     assert REPO.joinpath("gunicorn.conf.py").is_file()
