@@ -19,7 +19,7 @@ import math
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any
@@ -28,7 +28,7 @@ from flask import Blueprint, Response, current_app
 from marshmallow import ValidationError, fields, validates_schema
 from werkzeug.wrappers import Response as WerkzeugResponse
 
-from service.engine.cards import CARDS, Card, duplicate_message
+from service.engine.cards import duplicate_message
 from service.engine.odds import (
     HOUSE_EDGE_METHOD,
     Distribution,
@@ -44,6 +44,7 @@ from service.engine.rules import Profile, Rules
 from service.engine.tables import evaluate
 from service.problems import ProblemError, problem_response
 from service.schemas import MAX_DECKS, HandField, _ScoringRequest, card_codes
+from service.scoring import cards
 from service.serialize import evaluation_dict
 from service.views import _SCHEMAS, json_response, load_scoring, registry
 
@@ -262,8 +263,8 @@ def _context(profile: Profile) -> dict[str, Any]:
 def odds_against_dealer() -> Response:
     """Exact odds of a hand against a random dealer hand (openapi: ``oddsAgainstDealer``)."""
     s = load_scoring("odds")
-    hand = _cards(s.data["hand"])
-    dead = _cards(s.data["dead"])
+    hand = cards(s.data["hand"])
+    dead = cards(s.data["dead"])
     decks: int = s.data["decks"]
     with _bounded(s.rules, "odds"):
         try:
@@ -321,7 +322,3 @@ def custom_house_edge() -> Response:
     with _bounded(s.rules, "house_edge"):
         result = house_edge(s.rules)
     return json_response(s.context | _edge_body(result))
-
-
-def _cards(codes: Sequence[int]) -> tuple[Card, ...]:
-    return tuple(CARDS[c] for c in codes)

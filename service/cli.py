@@ -36,25 +36,20 @@ from typing import Any, TypeVar
 
 import click
 import orjson
-from marshmallow import Schema, ValidationError
+from marshmallow import Schema
 
-from service.engine.cards import CARDS, Card
-from service.engine.compare import rank_hands
-from service.engine.evaluate import Evaluation
-from service.engine.rules import Profile, Rules, RulesError, apply_overrides
-from service.engine.settle import settle
+from service.engine.rules import Profile
 from service.engine.tables import evaluator
-from service.problems import ErrorItem, flatten_messages, pointer
+from service.problems import ErrorItem
 from service.profiles import ProfileRegistry, ProfilesFileError, load_profiles_file
 from service.schemas import (
     EvaluationRequestSchema,
     ProfileListSchema,
     ProfileSchema,
     RankingRequestSchema,
-    RankingResponseSchema,
     SettlementRequestSchema,
-    SettlementResponseSchema,
 )
+from service.scoring import Scoring, cards, load_body, ranking_answer, settlement_answer
 from service.serialize import evaluation_dict
 
 __all__ = ["InputError", "cli", "main", "parse_player", "split_cards"]
@@ -172,76 +167,32 @@ def _one_line(errors: list[ErrorItem]) -> str:
                      else f"--{e['parameter']}: {e['detail']}" for e in errors)
 
 
-def load_request(schema: Schema, body: dict[str, Any], profile_name: str) -> tuple[dict[str, Any], Rules, dict[str, Any]]:
-    """Check a request body as the API does.
+def load_request(schema: Schema, body: dict[str, Any], profile_name: str) -> Scoring:
+    """Check a request body as the API does (:func:`service.scoring.load_body`).
 
-    :return: the loaded body, the effective rules and the answer's context members
-        (``profile``, ``rules_digest`` and, when overrides were sent, ``rules``).
     :raises InputError: naming every problem, one line.
     """
     errors: list[ErrorItem] = []
-    profile = registry().get(profile_name)
-    if profile is None:
-        errors.append({"parameter": "profile", "detail": f"unknown profile {profile_name!r}; see gnau profiles"})
-    data: dict[str, Any] = {}
-    try:
-        data = schema.load(body)
-    except ValidationError as exc:
-        errors.extend(flatten_messages(exc.messages))
-        data = exc.valid_data if isinstance(exc.valid_data, dict) else {}
-    rules = profile.rules if profile is not None else None
-    if rules is not None and isinstance(data.get("rules"), Mapping):
-        try:
-            rules = apply_overrides(rules, data["rules"])
-        except RulesError as exc:
-            errors.extend({"pointer": pointer("rules", *path), "detail": msg} for path, msg in exc.problems)
-    if errors or profile is None or rules is None:
+    scoring = load_body(schema, body, profile_name, registry(), errors, profiles_hint="gnau profiles")
+    if scoring is None:
         raise InputError(_one_line(errors))
-    context: dict[str, Any] = {"profile": profile.name, "rules_digest": rules.digest()}
-    if body.get("rules") is not None:
-        context["rules"] = rules.as_dict()
-    return data, rules, context
-
-
-def _cards(codes: Sequence[int]) -> tuple[Card, ...]:
-    return tuple(CARDS[c] for c in codes)
-
-
-def _evaluate_all(hands: Sequence[Sequence[int]], rules: Rules) -> list[Evaluation]:
-    evaluate = evaluator(rules, len(hands))
-    return [evaluate(_cards(h)) for h in hands]
+    return scoring
 
 
 def evaluation_body(body: dict[str, Any], profile: str) -> dict[str, Any]:
     """The answer of ``POST /v1/evaluations?profile=...`` to ``body``."""
-    data, rules, context = load_request(EvaluationRequestSchema(), body, profile)
-    return context | evaluation_dict(evaluator(rules)(_cards(data["hand"])))
+    s = load_request(EvaluationRequestSchema(), body, profile)
+    return s.context | evaluation_dict(evaluator(s.rules)(cards(s.data["hand"])))
 
 
 def ranking_body(body: dict[str, Any], profile: str) -> dict[str, Any]:
     """The answer of ``POST /v1/rankings?profile=...`` to ``body``."""
-    data, rules, context = load_request(RankingRequestSchema(), body, profile)
-    entries = data["hands"]
-    evaluations = _evaluate_all([e["hand"] for e in entries], rules)
-    ranking = [{"index": r.index, "id": entries[r.index]["id"], "position": r.position,
-                "evaluation": r.evaluation} for r in rank_hands(evaluations, rules)]
-    out: dict[str, Any] = RankingResponseSchema().dump(context | {"ranking": ranking})
-    return out
+    return ranking_answer(load_request(RankingRequestSchema(), body, profile))[0]
 
 
 def settlement_body(body: dict[str, Any], profile: str) -> dict[str, Any]:
     """The answer of ``POST /v1/settlements?profile=...`` to ``body``."""
-    data, rules, context = load_request(SettlementRequestSchema(), body, profile)
-    players = data["players"]
-    evaluations = _evaluate_all([data["dealer"]["hand"]] + [p["hand"] for p in players], rules)
-    result = settle(evaluations[0], [(e, p["stake"]) for e, p in zip(evaluations[1:], players, strict=True)],
-                    rules)
-    out: dict[str, Any] = SettlementResponseSchema().dump(context | {
-        "dealer": {"evaluation": result.dealer, "net": result.dealer_net},
-        "players": [{"id": p["id"], "evaluation": r.evaluation, "stake": r.stake, "outcome": r.outcome,
-                     "amount": r.amount} for p, r in zip(players, result.players, strict=True)],
-    })
-    return out
+    return settlement_answer(load_request(SettlementRequestSchema(), body, profile))[0]
 
 
 # --------------------------------------------------------------------------------------

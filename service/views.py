@@ -6,23 +6,14 @@ Every route here is a path × method of openapi.yaml; a test keeps the two in lo
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 from flask import Blueprint, Response, current_app, request
-from marshmallow import ValidationError
 
 from service import gc_pause
-from service.engine.cards import CARDS, Card
-from service.engine.compare import rank_hands
-from service.engine.evaluate import Evaluation
-from service.engine.rules import Profile, Rules, RulesError, apply_overrides
-from service.engine.settle import settle
-from service.engine.tables import evaluator
-from service.problems import ErrorItem, ProblemError, flatten_messages, pointer, validation_problem
+from service.problems import ErrorItem, ProblemError, pointer, validation_problem
 from service.profiles import ProfileRegistry, openapi_with_profiles
 from service.schemas import (
     BatchRequestSchema,
@@ -30,10 +21,9 @@ from service.schemas import (
     ProfileListSchema,
     ProfileSchema,
     RankingRequestSchema,
-    RankingResponseSchema,
     SettlementRequestSchema,
-    SettlementResponseSchema,
 )
+from service.scoring import Scoring, load_body, ranking_answer, settlement_answer
 from service.serialize import evaluation_dicts
 
 __all__ = ["api", "ops"]
@@ -49,8 +39,6 @@ _SCHEMAS = {
     "settlement": SettlementRequestSchema(),
 }
 _OUT = {
-    "ranking": RankingResponseSchema(),
-    "settlement": SettlementResponseSchema(),
     "profile": ProfileSchema(),
     "profiles": ProfileListSchema(),
 }
@@ -65,22 +53,6 @@ def registry() -> ProfileRegistry:
 def json_response(data: Any, status: int = 200) -> Response:
     """A JSON response written with orjson."""
     return Response(orjson.dumps(data), status=status, mimetype="application/json")
-
-
-@dataclass(frozen=True)
-class Scoring:
-    """A parsed scoring request.
-
-    :param data: the loaded body.
-    :param profile: the selected profile.
-    :param rules: the effective rules (profile plus the request's overrides).
-    :param context: the ``profile``, ``rules_digest`` (and ``rules``) members of the answer.
-    """
-
-    data: dict[str, Any]
-    profile: Profile
-    rules: Rules
-    context: dict[str, Any]
 
 
 def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -186,47 +158,11 @@ def load_scoring(kind: str) -> Scoring:
             errors.append({"parameter": name, "detail": "unknown query parameter; the only one is profile"})
     if len(request.args.getlist("profile")) > 1:
         errors.append({"parameter": "profile", "detail": "give profile once"})
-    name = request.args.get("profile", "standard")
-    profile = registry().get(name)
-    if profile is None:
-        errors.append({"parameter": "profile",
-                       "detail": f"unknown profile {name!r}; see GET /v1/profiles"})
-    data: dict[str, Any] = {}
-    if not isinstance(body, dict):
-        errors.append({"pointer": "", "detail": "the body must be a JSON object"})
-    else:
-        try:
-            data = _SCHEMAS[kind].load(body)
-        except ValidationError as exc:
-            errors.extend(flatten_messages(exc.messages))
-            data = exc.valid_data if isinstance(exc.valid_data, dict) else {}
-    rules = profile.rules if profile is not None else None
-    overrides = body.get("rules") if isinstance(body, dict) else None
-    if rules is not None and isinstance(data.get("rules"), Mapping):
-        try:
-            rules = apply_overrides(rules, data["rules"])
-        except RulesError as exc:
-            # The engine's checks, less any knob the schema already reported (no echoes).
-            known = [e["pointer"] for e in errors if "pointer" in e]
-            for path, msg in exc.problems:
-                where = pointer("rules", *path)
-                if not any(k == where or k.startswith(where + "/") for k in known):
-                    errors.append({"pointer": where, "detail": msg})
-    if errors or profile is None or rules is None:
+    scoring = load_body(_SCHEMAS[kind], body, request.args.get("profile", "standard"), registry(), errors,
+                        profiles_hint="GET /v1/profiles")
+    if scoring is None:
         raise validation_problem(errors)
-    context: dict[str, Any] = {"profile": profile.name, "rules_digest": rules.digest()}
-    if overrides is not None:
-        context["rules"] = rules.as_dict()
-    return Scoring(data, profile, rules, context)
-
-
-def _cards(codes: list[int]) -> tuple[Card, ...]:
-    return tuple(CARDS[c] for c in codes)
-
-
-def _evaluate_all(hands: list[list[int]], rules: Rules) -> list[Evaluation]:
-    evaluate = evaluator(rules, len(hands))
-    return [evaluate(_cards(h)) for h in hands]
+    return scoring
 
 
 @api.post("/evaluations")
@@ -258,30 +194,18 @@ def _evaluate_batch() -> Response:
 def rank() -> Response:
     """Rank 2 to 1,000 hands (openapi: ``rankHands``)."""
     s = load_scoring("ranking")
-    entries = s.data["hands"]
-    evaluations = _evaluate_all([e["hand"] for e in entries], s.rules)
+    answer, evaluations = ranking_answer(s)
     current_app.extensions["gnau.observe"](s.profile.name, evaluations)
-    ranked = rank_hands(evaluations, s.rules)
-    ranking = [{"index": r.index, "id": entries[r.index]["id"], "position": r.position,
-                "evaluation": r.evaluation} for r in ranked]
-    return json_response(_OUT["ranking"].dump(s.context | {"ranking": ranking}))
+    return json_response(answer)
 
 
 @api.post("/settlements")
 def settle_round() -> Response:
     """Settle a round against the dealer (openapi: ``settleRound``)."""
     s = load_scoring("settlement")
-    players = s.data["players"]
-    evaluations = _evaluate_all([s.data["dealer"]["hand"]] + [p["hand"] for p in players], s.rules)
+    answer, evaluations = settlement_answer(s)
     current_app.extensions["gnau.observe"](s.profile.name, evaluations)
-    result = settle(evaluations[0], [(e, p["stake"]) for e, p in zip(evaluations[1:], players, strict=True)],
-                    s.rules)
-    body = s.context | {
-        "dealer": {"evaluation": result.dealer, "net": result.dealer_net},
-        "players": [{"id": p["id"], "evaluation": r.evaluation, "stake": r.stake, "outcome": r.outcome,
-                     "amount": r.amount} for p, r in zip(players, result.players, strict=True)],
-    }
-    return json_response(_OUT["settlement"].dump(body))
+    return json_response(answer)
 
 
 @api.get("/profiles")

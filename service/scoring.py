@@ -1,0 +1,122 @@
+"""Scoring requests, shared by the HTTP views and the ``gnau`` command.
+
+One place checks a request body the way the API does (profile, schema, rule overrides)
+and one place turns a checked ranking or settlement into its answer, so the command line
+and the API accept, reject and answer exactly alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from marshmallow import Schema, ValidationError
+
+from service.engine.cards import CARDS, Card
+from service.engine.compare import rank_hands
+from service.engine.evaluate import Evaluation
+from service.engine.rules import Profile, Rules, RulesError, apply_overrides
+from service.engine.settle import settle
+from service.engine.tables import evaluator
+from service.problems import ErrorItem, flatten_messages, pointer
+from service.schemas import RankingResponseSchema, SettlementResponseSchema
+
+__all__ = ["Scoring", "cards", "evaluate_all", "load_body", "ranking_answer", "settlement_answer"]
+
+_RANKING_OUT = RankingResponseSchema()
+_SETTLEMENT_OUT = SettlementResponseSchema()
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """A checked scoring request.
+
+    :param data: the loaded body.
+    :param profile: the selected profile.
+    :param rules: the effective rules (profile plus the request's overrides).
+    :param context: the ``profile``, ``rules_digest`` (and ``rules``) members of the answer.
+    """
+
+    data: dict[str, Any]
+    profile: Profile
+    rules: Rules
+    context: dict[str, Any]
+
+
+def load_body(schema: Schema, body: Any, profile_name: str, profiles: Mapping[str, Profile],
+              errors: list[ErrorItem], *, profiles_hint: str) -> Scoring | None:
+    """Check a scoring body under a profile, as every scoring operation does.
+
+    :param schema: the request schema.
+    :param body: the parsed JSON body.
+    :param profile_name: the requested profile.
+    :param profiles: the known profiles by name.
+    :param errors: problems found so far (e.g. query parameters); this call adds its own.
+    :param profiles_hint: where the caller lists profiles, for the unknown-profile message.
+    :return: the checked request, or ``None`` when ``errors`` is not empty.
+    """
+    profile = profiles.get(profile_name)
+    if profile is None:
+        errors.append({"parameter": "profile", "detail": f"unknown profile {profile_name!r}; see {profiles_hint}"})
+    data: dict[str, Any] = {}
+    if not isinstance(body, dict):
+        errors.append({"pointer": "", "detail": "the body must be a JSON object"})
+    else:
+        try:
+            data = schema.load(body)
+        except ValidationError as exc:
+            errors.extend(flatten_messages(exc.messages))
+            data = exc.valid_data if isinstance(exc.valid_data, dict) else {}
+    rules = profile.rules if profile is not None else None
+    if rules is not None and isinstance(data.get("rules"), Mapping):
+        try:
+            rules = apply_overrides(rules, data["rules"])
+        except RulesError as exc:
+            # The engine's checks, less any knob the schema already reported (no echoes).
+            known = [e["pointer"] for e in errors if "pointer" in e]
+            for path, msg in exc.problems:
+                where = pointer("rules", *path)
+                if not any(k == where or k.startswith(where + "/") for k in known):
+                    errors.append({"pointer": where, "detail": msg})
+    if errors or profile is None or rules is None:
+        return None
+    context: dict[str, Any] = {"profile": profile.name, "rules_digest": rules.digest()}
+    if isinstance(body, dict) and body.get("rules") is not None:
+        context["rules"] = rules.as_dict()
+    return Scoring(data, profile, rules, context)
+
+
+def cards(codes: Sequence[int]) -> tuple[Card, ...]:
+    """The cards of loaded card codes."""
+    return tuple(CARDS[c] for c in codes)
+
+
+def evaluate_all(hands: Sequence[Sequence[int]], rules: Rules) -> list[Evaluation]:
+    """Evaluate loaded hands the fastest way for their number."""
+    evaluate = evaluator(rules, len(hands))
+    return [evaluate(cards(h)) for h in hands]
+
+
+def ranking_answer(s: Scoring) -> tuple[dict[str, Any], list[Evaluation]]:
+    """The answer of ``POST /v1/rankings`` and the evaluations it made (input order)."""
+    entries = s.data["hands"]
+    evaluations = evaluate_all([e["hand"] for e in entries], s.rules)
+    ranking = [{"index": r.index, "id": entries[r.index]["id"], "position": r.position,
+                "evaluation": r.evaluation} for r in rank_hands(evaluations, s.rules)]
+    answer: dict[str, Any] = _RANKING_OUT.dump(s.context | {"ranking": ranking})
+    return answer, evaluations
+
+
+def settlement_answer(s: Scoring) -> tuple[dict[str, Any], list[Evaluation]]:
+    """The answer of ``POST /v1/settlements`` and the evaluations it made (dealer first)."""
+    players = s.data["players"]
+    evaluations = evaluate_all([s.data["dealer"]["hand"]] + [p["hand"] for p in players], s.rules)
+    result = settle(evaluations[0], [(e, p["stake"]) for e, p in zip(evaluations[1:], players, strict=True)],
+                    s.rules)
+    answer: dict[str, Any] = _SETTLEMENT_OUT.dump(s.context | {
+        "dealer": {"evaluation": result.dealer, "net": result.dealer_net},
+        "players": [{"id": p["id"], "evaluation": r.evaluation, "stake": r.stake, "outcome": r.outcome,
+                     "amount": r.amount} for p, r in zip(players, result.players, strict=True)],
+    })
+    return answer, evaluations
