@@ -1,10 +1,19 @@
 """gunicorn configuration, read from the environment (the README's `make run` and the
 container use this same file).
 
-GNAU_BIND (127.0.0.1:8000), GNAU_WORKERS (2), GNAU_THREADS (2), GNAU_TIMEOUT (30 s),
-GNAU_KEEPALIVE (5 s), GNAU_LOG_LEVEL (info), PROFILES_FILE (operator profiles, optional),
-PROMETHEUS_MULTIPROC_DIR (a fresh temporary folder, removed at exit, when unset).
-Workers and threads never follow the machine's CPU count: set them explicitly.
+Every setting is read and checked by :mod:`service.settings` (README, "gunicorn
+settings"): a bad value stops start-up with one line and exit status 1. Workers never
+follow the machine's CPU count: set them explicitly.
+
+Each worker is a gevent worker: every connection is served in its own greenlet, so idle
+or slow clients cost a few kB each instead of a thread, up to GNAU_WORKER_CONNECTIONS per
+worker. The request line and headers must arrive within GNAU_KEEPALIVE seconds (gunicorn's
+gevent worker bounds every read of a request head by it) and the body within
+GNAU_BODY_TIMEOUT seconds (service.http_body); a connection that stalls longer is closed.
+
+PROMETHEUS_MULTIPROC_DIR: when unset, a fresh temporary folder, made once per master
+(a SIGHUP reload re-reads this file but keeps the folder and its samples) and removed
+when the master exits, also after a failed start.
 
 Shutdown after SIGTERM runs in two phases:
 
@@ -20,52 +29,60 @@ preStop pause plus that sum.
 
 from __future__ import annotations
 
+import atexit
 import gc
 import os
 import shutil
 import signal
 import tempfile
-import threading
 from typing import Any
 
+from service.settings import SettingsError, from_environ
 
-def _int(name: str, default: int, minimum: int = 1) -> int:
-    value = os.environ.get(name, str(default))
+try:
+    settings = from_environ()
+except SettingsError as _exc:
+    raise SystemExit(str(_exc)) from None
+
+# Metrics from every worker go to one folder (prometheus_client multiprocess mode), set
+# before the app (and prometheus_client) is imported. gunicorn executes this file again on
+# SIGHUP, in the same master process: the folder is made and emptied of old samples (*.db)
+# only the first time, so a reload keeps every counter.
+_MASTER = os.environ.get("_GNAU_METRICS_MASTER_PID")
+if str(os.getpid()) != _MASTER:
+    _own = not os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    _dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or tempfile.mkdtemp(prefix="gnau-metrics-")
     try:
-        number = int(value)
-    except ValueError:
-        raise SystemExit(f"{name} must be an integer, got {value!r}") from None
-    if number < minimum:
-        raise SystemExit(f"{name} must be at least {minimum}, got {number}")
-    return number
+        os.makedirs(_dir, exist_ok=True)
+        for _entry in os.scandir(_dir):
+            if _entry.name.endswith(".db") and _entry.is_file():
+                os.remove(_entry.path)
+    except OSError as _exc:
+        raise SystemExit(f"PROMETHEUS_MULTIPROC_DIR {_dir!r} cannot be used: {_exc.strerror}") from None
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = _dir
+    os.environ["_GNAU_METRICS_MASTER_PID"] = str(os.getpid())
 
+    def _remove_own_metrics_dir(pid: int = os.getpid(), path: str = _dir, own: bool = _own) -> None:
+        """Remove the folder this master made, however it exits (a failed app load too);
+        forked workers inherit the handler, so it acts only in the master."""
+        if own and os.getpid() == pid:
+            shutil.rmtree(path, ignore_errors=True)
 
-# Metrics from every worker go to one folder (prometheus_client multiprocess mode),
-# set before the app (and prometheus_client) is imported. The previous run's sample
-# files (*.db) are removed at start; nothing else in the folder is touched.
-_own_metrics_dir = not os.environ.get("PROMETHEUS_MULTIPROC_DIR")
-_metrics_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or tempfile.mkdtemp(prefix="gnau-metrics-")
-os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_dir
-os.makedirs(_metrics_dir, exist_ok=True)
-for _entry in os.scandir(_metrics_dir):
-    if _entry.name.endswith(".db") and _entry.is_file():
-        os.remove(_entry.path)
+    atexit.register(_remove_own_metrics_dir)
 
 # GNAU_WSGI_APP serves another app with this same configuration (the benchmark's echo app).
-wsgi_app = os.environ.get("GNAU_WSGI_APP", "service.wsgi:app")
-bind = [os.environ.get("GNAU_BIND", "127.0.0.1:8000")]
-workers = _int("GNAU_WORKERS", 2)
-worker_class = "gthread"
-threads = _int("GNAU_THREADS", 2)
-timeout = _int("GNAU_TIMEOUT", 30)
-drain_seconds = _int("GNAU_DRAIN_SECONDS", 3, minimum=0)
-graceful_timeout = drain_seconds + _int("GNAU_GRACEFUL_TIMEOUT", 20, minimum=0)
-keepalive = _int("GNAU_KEEPALIVE", 5, minimum=0)
-preload_app = True  # build the evaluation tables once, before forking
+wsgi_app = settings.wsgi_app
+bind = [settings.bind]
+workers = settings.workers
+worker_class = "gevent"
+worker_connections = settings.worker_connections
+timeout = settings.timeout
+drain_seconds = settings.drain_seconds
+graceful_timeout = drain_seconds + settings.graceful_timeout
+keepalive = settings.keepalive
+preload_app = True  # build the evaluation tables and built-in analyses once, before forking
 worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
-loglevel = os.environ.get("GNAU_LOG_LEVEL", "info").lower()
-if loglevel not in ("debug", "info", "warning", "error", "critical"):
-    raise SystemExit(f"GNAU_LOG_LEVEL must be one of debug, info, warning, error, critical, got {loglevel!r}")
+loglevel = settings.log_level
 accesslog = "-"
 errorlog = "-"
 logger_class = "service.gunicorn_logging.JsonLogger"
@@ -82,7 +99,12 @@ def pre_fork(server: Any, worker: Any) -> None:
 
 def post_worker_init(worker: Any) -> None:
     """On SIGTERM: readiness turns 503 at once; the worker keeps serving for the drain
-    period, then stops accepting and finishes what is in flight (gunicorn's handler)."""
+    period, then stops accepting and finishes what is in flight (gunicorn's handler).
+
+    gevent runs signal handlers as event-loop callbacks, which must not block: the end
+    of the drain is a greenlet scheduled for later."""
+    import gevent
+
     state = worker.wsgi.extensions["gnau.state"]
     original = worker.handle_exit
 
@@ -91,13 +113,27 @@ def post_worker_init(worker: Any) -> None:
             return
         state.draining = True
         if drain_seconds > 0:
-            timer = threading.Timer(drain_seconds, original, (signum, frame))
-            timer.daemon = True  # never holds up a worker that exits otherwise (SIGQUIT)
-            timer.start()
+            gevent.spawn_later(drain_seconds, original, signum, frame)
         else:
             original(signum, frame)
 
     signal.signal(signal.SIGTERM, on_term)
+
+
+def worker_exit(server: Any, worker: Any) -> None:
+    """Leave the worker process at once with the status it was exiting with, after
+    flushing the logs: a gevent worker's interpreter teardown otherwise prints "Exception
+    ignored" tracebacks from logging's handler clean-up (gevent's thread module is gone by
+    then), which would break the one-JSON-object-per-line logs."""
+    import logging
+    import sys
+
+    exc = sys.exc_info()[1]
+    code = exc.code if isinstance(exc, SystemExit) and isinstance(exc.code, int) else 0 if exc is None else 1
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code & 0xFF)
 
 
 def child_exit(server: Any, worker: Any) -> None:
@@ -105,9 +141,3 @@ def child_exit(server: Any, worker: Any) -> None:
     from prometheus_client import multiprocess
 
     multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
-
-
-def on_exit(server: Any) -> None:
-    """Remove the metrics folder this file created (one given in the environment stays)."""
-    if _own_metrics_dir:
-        shutil.rmtree(_metrics_dir, ignore_errors=True)

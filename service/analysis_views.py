@@ -4,27 +4,31 @@ Thin views over :mod:`service.engine.odds`: parse with marshmallow (through
 :func:`service.views.load_scoring`), call the engine, write JSON. Every route is a path x
 method of openapi.yaml.
 
-Work that is not cached yet (a table for custom rules, the card-multiset walk on first
-use) is estimated with :func:`~service.engine.odds.analysis_cost` and paid for from a
-per-process :class:`ComputeBudget` of seconds per minute (``ANALYSIS_BUDGET_SECONDS`` in
-the app config, else the ``GNAU_ANALYSIS_BUDGET_SECONDS`` environment variable, default
-10). When it is spent the request is refused at once: ``429 /problems/too-expensive`` with
-``Retry-After``. 429 rather than 503: the server is healthy and the same request will be
-served once the budget refills (and a 5xx would count as a server fault).
+Every profile's analyses are computed before the workers fork (:func:`service.app.create_app`)
+and are never refused. Work that is not cached (a table for custom rules, odds with
+several decks under rules that use suits) is estimated with
+:func:`~service.engine.odds.analysis_cost`; under :data:`CHEAP_SECONDS` it just runs,
+above it is paid from an :class:`AnalysisBudget`: seconds per minute for each client
+address (``ANALYSIS_BUDGET_SECONDS``, from ``GNAU_ANALYSIS_BUDGET_SECONDS``, default 10)
+and for all clients of the worker (``ANALYSIS_POOL_SECONDS``, default 30). When either is
+spent the request is refused at once: ``429 /problems/too-expensive`` with
+``Retry-After``; 429 rather than 503: the server is healthy and the same request will be
+served once the budget refills (a 5xx would count as a server fault). A budget of 0 turns
+such work off: ``403 /problems/analysis-disabled``, with no promise of a retry.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any
 
-from flask import Blueprint, Response, current_app
+from flask import Blueprint, Response, current_app, request
 from marshmallow import ValidationError, fields, validates_schema
 from werkzeug.wrappers import Response as WerkzeugResponse
 
@@ -42,6 +46,7 @@ from service.engine.odds import (
 )
 from service.engine.rules import Profile, Rules
 from service.engine.tables import evaluate
+from service.engine.text import echo
 from service.problems import ProblemError, problem_response
 from service.schemas import MAX_DECKS, HandField, _ScoringRequest, card_codes
 from service.scoring import cards
@@ -54,7 +59,6 @@ analyses = Blueprint("analyses", __name__, url_prefix="/v1")
 
 #: Dead cards: at most every card of eight decks but the ten of two hands.
 MAX_DEAD = 52 * MAX_DECKS - 10
-DEFAULT_BUDGET_SECONDS = 10.0
 
 
 def fraction_text(value: Fraction) -> str:
@@ -181,35 +185,93 @@ class ComputeBudget:
             self.tokens -= seconds
 
 
-def _budget() -> ComputeBudget:
-    budget: ComputeBudget | None = current_app.extensions.get("gnau.analysis_budget")
+class AnalysisBudget:
+    """Who may spend how much uncached analysis work, per worker process.
+
+    Every client address has its own :class:`ComputeBudget` of ``per_client`` seconds a
+    minute (the 4,096 most recently seen addresses are remembered), and all clients
+    together draw on a pool of ``pool`` seconds a minute: a request runs only when both
+    its client's bucket and the pool admit it, and its time is charged to both. One
+    client can therefore spend at most its own share and never the whole pool when the
+    pool is larger than a share (defaults 10 and 30). ``per_client`` 0 turns such work
+    off (:class:`AnalysisDisabledError`).
+
+    >>> budget = AnalysisBudget(10.0, 15.0, clock=lambda: 0.0)
+    >>> budget.admit("10.0.0.1", 3.0), budget.charge("10.0.0.1", 10.0), budget.admit("10.0.0.1", 3.0)
+    (None, None, 18)
+    >>> budget.admit("10.0.0.2", 3.0), budget.charge("10.0.0.2", 4.0), budget.admit("10.0.0.3", 3.0)
+    (None, None, 8)
+    """
+
+    MAX_CLIENTS = 4096
+
+    def __init__(self, per_client: float, pool: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_client = per_client
+        self.pool = ComputeBudget(pool, clock)
+        self.clock = clock
+        self.clients: OrderedDict[str, ComputeBudget] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def _client(self, client: str) -> ComputeBudget:
+        with self.lock:
+            bucket = self.clients.get(client)
+            if bucket is None:
+                bucket = self.clients[client] = ComputeBudget(self.per_client, self.clock)
+                while len(self.clients) > self.MAX_CLIENTS:
+                    self.clients.popitem(last=False)
+            self.clients.move_to_end(client)
+            return bucket
+
+    def admit(self, client: str, cost: float) -> int | None:
+        """``None`` when ``client`` may run ``cost`` seconds of work now, else seconds to wait.
+
+        :raises AnalysisDisabledError: the budget is 0.
+        """
+        if self.per_client <= 0 or self.pool.capacity <= 0:
+            raise AnalysisDisabledError
+        waits = [w for w in (self._client(client).admit(cost), self.pool.admit(cost)) if w is not None]
+        return max(waits) if waits else None
+
+    def charge(self, client: str, seconds: float) -> None:
+        """Take ``seconds`` of work done out of ``client``'s bucket and the pool."""
+        self._client(client).charge(seconds)
+        self.pool.charge(seconds)
+
+
+#: Work estimated under this many seconds runs without being counted (a one-deck odds
+#: query under rules that use suits costs about 0.03 s).
+CHEAP_SECONDS = 0.1
+
+
+def _budget() -> AnalysisBudget:
+    budget: AnalysisBudget | None = current_app.extensions.get("gnau.analysis_budget")
     if budget is None:
-        configured = current_app.config.get("ANALYSIS_BUDGET_SECONDS")
-        if configured is None:
-            configured = os.environ.get("GNAU_ANALYSIS_BUDGET_SECONDS") or DEFAULT_BUDGET_SECONDS
-        budget = current_app.extensions["gnau.analysis_budget"] = ComputeBudget(float(configured))
+        budget = current_app.extensions["gnau.analysis_budget"] = AnalysisBudget(
+            float(current_app.config["ANALYSIS_BUDGET_SECONDS"]), float(current_app.config["ANALYSIS_POOL_SECONDS"]))
     return budget
 
 
 @contextmanager
-def _bounded(rules: Rules, kind: str) -> Iterator[None]:
-    """Run cached work at once; uncached work only as the compute budget allows."""
-    cost = analysis_cost(rules, kind)
-    if cost == 0:
+def _bounded(rules: Rules, kind: str, decks: int = 1) -> Iterator[None]:
+    """Run cheap or cached work at once; other work only as the client's budget allows."""
+    cost = analysis_cost(rules, kind, decks)
+    if cost < CHEAP_SECONDS:
         yield
         return
     budget = _budget()
-    wait = budget.admit(cost)
+    client = request.remote_addr or "-"
+    wait = budget.admit(client, cost)
     if wait is not None:
         raise TooExpensiveError(
-            f"This analysis needs about {cost:.1f} s of uncached work and this server's budget for such "
-            f"work ({budget.capacity:g} s per minute) is spent; retry in {wait} s, or use a built-in profile.",
+            f"This analysis needs about {cost:.1f} s of uncached work and the budget for such work "
+            f"({budget.per_client:g} s per minute for each client, {budget.pool.capacity:g} s for all) is spent; "
+            f"retry in {wait} s, or use a profile's cached analyses.",
             wait)
     started = time.monotonic()
     try:
         yield
     finally:
-        budget.charge(time.monotonic() - started)
+        budget.charge(client, time.monotonic() - started)
 
 
 class TooExpensiveError(ProblemError):
@@ -227,11 +289,21 @@ def _too_expensive(exc: TooExpensiveError) -> WerkzeugResponse:
     return response
 
 
+class AnalysisDisabledError(ProblemError):
+    """403 ``/problems/analysis-disabled``: the operator turned uncached analyses off."""
+
+    def __init__(self) -> None:
+        super().__init__(403, "/problems/analysis-disabled", "Analysis disabled",
+                         "Analyses that need uncached work (custom rules, odds with several decks under rules "
+                         "that use suits) are turned off on this server (GNAU_ANALYSIS_BUDGET_SECONDS=0); "
+                         "the profiles' cached analyses are served.")
+
+
 def _profile_or_404(name: str) -> Profile:
     profile = registry().get(name)
     if profile is None:
         raise ProblemError(404, "/problems/unknown-profile", "Unknown profile",
-                         f"There is no profile {name!r}; see GET /v1/profiles.")
+                         f"There is no profile {echo(name)}; see GET /v1/profiles.")
     return profile
 
 
@@ -266,7 +338,7 @@ def odds_against_dealer() -> Response:
     hand = cards(s.data["hand"])
     dead = cards(s.data["dead"])
     decks: int = s.data["decks"]
-    with _bounded(s.rules, "odds"):
+    with _bounded(s.rules, "odds", decks):
         try:
             result = odds(hand, s.rules, dead, decks)
         except OddsError as exc:  # the schema checks the same; kept as a guard

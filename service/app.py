@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Flask
+from flask import Flask, Response
 
 from service import observability
 from service.analysis_views import analyses
 from service.docs_views import docs
+from service.engine.odds import prepare as prepare_analyses
 from service.engine.tables import pin_table
 from service.problems import register_error_handlers
 from service.profiles import ProfileRegistry, load_profiles_file
+from service.settings import from_environ
 from service.views import api, ops, reject_query_on_reads
 
 __all__ = ["MAX_BODY_BYTES", "ServerState", "create_app"]
@@ -36,14 +37,19 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     :param test_config: settings overriding the defaults, e.g. ``{"PROFILES_FILE": path}``.
         Without it ``PROFILES_FILE`` comes from the environment.
-    :return: the app, with every profile's evaluation table already built.
+    :return: the app, with every profile's evaluation table and analyses already built.
     :raises service.profiles.ProfilesFileError: the operator's profiles file is invalid.
+    :raises service.settings.SettingsError: a ``GNAU_*`` variable is invalid.
     """
     app = Flask(__name__)
     app.url_map.merge_slashes = False  # "/v1//evaluations" is a 404, not a redirect
+    settings = from_environ()
     app.config.from_mapping(
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
-        PROFILES_FILE=os.environ.get("PROFILES_FILE") or None,
+        BODY_TIMEOUT=settings.body_timeout,
+        ANALYSIS_BUDGET_SECONDS=settings.analysis_budget_seconds,
+        ANALYSIS_POOL_SECONDS=settings.analysis_pool_seconds,
+        PROFILES_FILE=settings.profiles_file,
     )
     if test_config is not None:
         app.config.update(test_config)
@@ -54,6 +60,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["gnau.profiles"] = registry
     observability.install(app)
     app.before_request(reject_query_on_reads)
+    app.after_request(_no_sniffing)
     register_error_handlers(app)
     app.register_blueprint(api)
     app.register_blueprint(ops)
@@ -61,5 +68,13 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(docs)
     for profile in registry.values():
         pin_table(profile.rules)
+        prepare_analyses(profile.rules)  # never refused, shared by the workers after fork
     state.ready = True
     return app
+
+
+def _no_sniffing(response: Response) -> Response:
+    """Every response is what its Content-Type says: browsers must not guess (a problem
+    body that echoes ``<script>`` stays JSON)."""
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response

@@ -7,6 +7,12 @@ request's time goes there. :func:`paused` switches it off for the duration and b
 after, counting nested and concurrent users (gunicorn threads share the process), so it
 is re-enabled only when the last one leaves, and only if it was on to begin with.
 
+Overlapping users must not keep it off for good (clients that loop batches on several
+connections always have one inside): once it has been off for :data:`MAX_PAUSE` seconds
+in a row, the next user to leave runs a collection of the young generations, so garbage
+with cycles never piles up for longer than that. Only work that allocates no cycles
+belongs inside: parse and validate the request before entering.
+
 >>> import gc
 >>> with paused():
 ...     gc.isenabled()
@@ -19,24 +25,30 @@ from __future__ import annotations
 
 import gc
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["paused"]
+__all__ = ["MAX_PAUSE", "paused"]
+
+#: The longest the collector stays off in a row, in seconds, however users overlap.
+MAX_PAUSE = 0.5
 
 _lock = threading.Lock()
 _users = 0
 _was_enabled = False
+_off_since = 0.0
 
 
 @contextmanager
 def paused() -> Iterator[None]:
     """Keep the cyclic collector off inside the block (reference counting still frees)."""
-    global _users, _was_enabled
+    global _users, _was_enabled, _off_since
     with _lock:
         if _users == 0:
             _was_enabled = gc.isenabled()
             gc.disable()
+            _off_since = time.monotonic()
         _users += 1
     try:
         yield
@@ -45,3 +57,6 @@ def paused() -> Iterator[None]:
             _users -= 1
             if _users == 0 and _was_enabled:
                 gc.enable()
+            elif _was_enabled and time.monotonic() - _off_since > MAX_PAUSE:
+                gc.collect(1)
+                _off_since = time.monotonic()

@@ -18,6 +18,8 @@ from flask import Flask, g, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response
 
+from service.engine.text import clip
+
 __all__ = [
     "ErrorItem",
     "ProblemError",
@@ -97,6 +99,11 @@ def flatten_messages(messages: Any, path: tuple[object, ...] = ()) -> list[Error
 
 #: A 400 lists at most this many problems (the ``detail`` gives the total).
 MAX_LISTED_ERRORS = 100
+#: The most characters of an error item's pointer, parameter or detail, and of a detail:
+#: messages quote the caller's values through :func:`service.engine.text.echo` already;
+#: this bounds everything else, so a problem body is at most about 60 kB.
+_ITEM_LIMIT = 240
+_DETAIL_LIMIT = 1000
 
 
 def validation_problem(errors: Iterable[ErrorItem]) -> ProblemError:
@@ -125,12 +132,13 @@ def problem_response(status: int, detail: str, *, type_: str | None = None,
         "type": type_ or default_type,
         "title": title or default_title,
         "status": status,
-        "detail": detail,
-        "instance": request.path,
+        "detail": clip(detail, _DETAIL_LIMIT),
+        "instance": clip(request.path, _ITEM_LIMIT),
         "request_id": g.get("request_id", ""),
     }
     if errors is not None:
-        body["errors"] = errors
+        # The last bound on echoes: a pointer may hold a key the caller made up.
+        body["errors"] = [{k: clip(v, _ITEM_LIMIT) for k, v in item.items()} for item in errors]
     response = base if base is not None else Response()
     response.status_code = status
     try:

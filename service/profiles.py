@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from service.engine.rules import PROFILES, Profile, RulesError, apply_overrides
+from service.engine.text import echo
 
 __all__ = ["ProfileRegistry", "ProfilesFileError", "load_profiles_file", "openapi_with_profiles"]
 
@@ -45,7 +46,7 @@ class ProfileRegistry(Mapping[str, Profile]):
         self._profiles: dict[str, Profile] = dict(PROFILES)
         for profile in extra or []:
             if profile.name in self._profiles:
-                raise ProfilesFileError(f"profile {profile.name!r}: the name is already taken")
+                raise ProfilesFileError(f"profile {echo(profile.name)}: the name is already taken")
             self._profiles[profile.name] = profile
 
     def __getitem__(self, name: str) -> Profile:
@@ -58,18 +59,35 @@ class ProfileRegistry(Mapping[str, Profile]):
         return len(self._profiles)
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, except that a key repeated in one mapping is an error (the
-    plain loader keeps the last value and silently drops the others)."""
+#: The largest profiles file read; anything larger is refused before it is parsed.
+MAX_PROFILES_FILE_BYTES = 256 * 1024
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, stricter: a key repeated in one mapping is an error (the
+    plain loader keeps the last value), and anchors, aliases and merge keys (``<<``) are
+    refused: a few hundred bytes of nested aliases expand to gigabytes (a "billion
+    laughs"), and an operator file needs none of them (``extends`` shares rules)."""
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise yaml.composer.ComposerError(
+                None, None, "anchors and aliases (&name, *name) are not accepted; write each value out",
+                event.start_mark)
+        return super().compose_node(parent, index)
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
         for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                raise yaml.constructor.ConstructorError(
+                    None, None, "merge keys (<<) are not accepted; use extends and rules", key_node.start_mark)
             key = self.construct_object(key_node, deep=deep)
             if key in seen:
                 raise yaml.constructor.ConstructorError(
                     "while reading a mapping", node.start_mark,
-                    f"found the key {key!r} twice", key_node.start_mark)
+                    f"found the key {echo(key)} twice", key_node.start_mark)
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
@@ -92,29 +110,44 @@ def load_profiles_file(path: str | Path) -> list[Profile]:
         the message names the file, the profile, the knob and the problem.
     """
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with Path(path).open("rb") as handle:
+            raw = handle.read(MAX_PROFILES_FILE_BYTES + 1)
     except OSError as exc:
         raise ProfilesFileError(f"{path}: cannot read the profiles file: {exc.strerror}") from exc
+    if len(raw) > MAX_PROFILES_FILE_BYTES:
+        raise ProfilesFileError(f"{path}: the file is over {MAX_PROFILES_FILE_BYTES // 1024} KiB")
     try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProfilesFileError(f"{path}: not UTF-8 text: byte {exc.start} cannot be decoded") from None
+    try:
+        data = yaml.load(text, Loader=_StrictLoader)
     except yaml.YAMLError as exc:
-        raise ProfilesFileError(f"{path}: not valid YAML: {_yaml_problem(exc)}") from exc
+        raise ProfilesFileError(f"{path}: not valid YAML: {_yaml_problem(exc)}") from None
+    except RecursionError:
+        raise ProfilesFileError(f"{path}: not valid YAML: nested too deeply") from None
     if not isinstance(data, dict) or set(data) != {"profiles"} or not isinstance(data["profiles"], dict):
         raise ProfilesFileError(f"{path}: the file must hold one key, 'profiles', mapping names to profiles")
     problems: list[str] = []
     out: list[Profile] = []
     for name, entry in data["profiles"].items():
         try:
-            out.append(_profile(str(name), entry))
+            if not isinstance(name, str):
+                raise ProfilesFileError(f"profile {echo(name)}: a name must be a string (quote it)")
+            out.append(_profile(name, entry))
         except ProfilesFileError as exc:
             problems.append(str(exc))
     if problems:
         raise ProfilesFileError(f"{path}: " + "; ".join(problems))
+    try:
+        ProfileRegistry(out)
+    except ProfilesFileError as exc:
+        raise ProfilesFileError(f"{path}: {exc}") from None
     return out
 
 
 def _profile(name: str, entry: Any) -> Profile:
-    where = f"profile {name!r}"
+    where = f"profile {echo(name)}"
     if not NAME_PATTERN.fullmatch(name):
         raise ProfilesFileError(f"{where}: a name is 1-63 lower-case letters, digits and dashes")
     if name in PROFILES:
@@ -127,7 +160,7 @@ def _profile(name: str, entry: Any) -> Profile:
     base_name = entry.get("extends")
     if not isinstance(base_name, str) or base_name not in PROFILES:
         raise ProfilesFileError(
-            f"{where}: extends must name a built-in profile ({', '.join(PROFILES)}), got {base_name!r}"
+            f"{where}: extends must name a built-in profile ({', '.join(PROFILES)}), got {echo(base_name)}"
         )
     description = entry.get("description")
     if not isinstance(description, str) or not description.strip():

@@ -19,6 +19,7 @@ from service.engine.evaluate import Evaluation
 from service.engine.rules import Profile, Rules, RulesError, apply_overrides
 from service.engine.settle import settle
 from service.engine.tables import evaluator
+from service.engine.text import echo
 from service.problems import ErrorItem, flatten_messages, pointer
 from service.schemas import RankingResponseSchema, SettlementResponseSchema
 
@@ -58,7 +59,7 @@ def load_body(schema: Schema, body: Any, profile_name: str, profiles: Mapping[st
     """
     profile = profiles.get(profile_name)
     if profile is None:
-        errors.append({"parameter": "profile", "detail": f"unknown profile {profile_name!r}; see {profiles_hint}"})
+        errors.append({"parameter": "profile", "detail": f"unknown profile {echo(profile_name)}; see {profiles_hint}"})
     data: dict[str, Any] = {}
     if not isinstance(body, dict):
         errors.append({"pointer": "", "detail": "the body must be a JSON object"})

@@ -13,8 +13,10 @@ import orjson
 from flask import Blueprint, Response, current_app, request
 
 from service import gc_pause
+from service.engine.text import echo
 from service.problems import ErrorItem, ProblemError, pointer, validation_problem
 from service.profiles import ProfileRegistry, openapi_with_profiles
+from service.request_body import BodyFramingError, BodyTimeoutError, BodyTooLargeError, read_body
 from service.schemas import (
     BatchRequestSchema,
     EvaluationRequestSchema,
@@ -59,7 +61,7 @@ def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
-            raise ValueError(f"duplicate key {key!r} in an object")
+            raise ValueError(f"duplicate key {echo(key)} in an object")
         out[key] = value
     return out
 
@@ -95,7 +97,9 @@ def read_json() -> Any:
 
     :raises ProblemError: 415 when the body is not ``application/json`` in UTF-8 (another
         ``charset`` or a ``Content-Encoding`` is refused, never reinterpreted); 413 when it
-        is over 1 MiB however it is framed (``Content-Length`` or chunked); 400 when it is
+        is over 1 MiB however it is framed (``Content-Length`` or chunked); 408 when it does
+        not arrive within ``BODY_TIMEOUT`` seconds; 400 when its framing is broken (a bad
+        chunk size, a short body) or when it is
         not well-formed JSON (a duplicate key, ``NaN``, a number of over 4,300 digits, or
         nesting too deep for the parser count as malformed: nothing is dropped) or holds
         a lone UTF-16 surrogate escape such as ``"\\ud800"`` (named by pointer).
@@ -111,13 +115,19 @@ def read_json() -> Any:
     if encoding not in ("", "identity"):
         raise ProblemError(415, "/problems/unsupported-media-type", "Unsupported media type",
                            f"Content-Encoding {encoding} is not accepted; send the body uncompressed.")
-    limit = current_app.config["MAX_CONTENT_LENGTH"]
-    # A chunked body has no Content-Length to check up front; werkzeug's stream stops at
-    # the limit, so one more byte read says whether the body went on past it.
-    raw = request.stream.read(limit + 1)
-    if len(raw) > limit or (len(raw) == limit and request.stream.read(1)):
+    try:
+        raw = read_body(request.environ, current_app.config["MAX_CONTENT_LENGTH"],
+                        current_app.config["BODY_TIMEOUT"])
+    except BodyTooLargeError:
         raise ProblemError(413, "/problems/payload-too-large", "Payload too large",
-                           "The request body is over the 1 MiB limit.")
+                           "The request body is over the 1 MiB limit.") from None
+    except BodyTimeoutError:
+        raise ProblemError(408, "/problems/request-timeout", "Request timeout",
+                           f"The request body did not arrive within {current_app.config['BODY_TIMEOUT']:g} s; "
+                           "the connection is closed.") from None
+    except BodyFramingError as exc:
+        raise ProblemError(400, "/problems/malformed-body", "Malformed body",
+                           f"The request body cannot be read: {exc}.") from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -177,17 +187,16 @@ def evaluate_hand() -> Response:
 @api.post("/evaluations/batch")
 def evaluate_hands() -> Response:
     """Evaluate up to 10,000 hands (openapi: ``evaluateHands``)."""
-    # ~100,000 short-lived, acyclic objects: no cyclic collection while they live, and all
-    # of them are freed (with _evaluate_batch's frame) before it is back on.
+    s = load_scoring("batch")  # validation (and its error objects) before any pause
+    # ~100,000 short-lived, acyclic objects: no cyclic collection while they live; the
+    # response bytes are all that leaves the pause.
     with gc_pause.paused():
-        return _evaluate_batch()
-
-
-def _evaluate_batch() -> Response:
-    s = load_scoring("batch")
-    evaluations = evaluation_dicts(s.data["hands"], s.rules)  # the fast path: no Evaluation objects
-    current_app.extensions["gnau.observe_categories"](s.profile.name, [e["category"] for e in evaluations])
-    return json_response(s.context | {"evaluations": evaluations})
+        evaluations = evaluation_dicts(s.data["hands"], s.rules)  # the fast path: no Evaluation objects
+        categories = [e["category"] for e in evaluations]
+        data = orjson.dumps(s.context | {"evaluations": evaluations})
+        del evaluations
+    current_app.extensions["gnau.observe_categories"](s.profile.name, categories)
+    return Response(data, mimetype="application/json")
 
 
 @api.post("/rankings")
@@ -220,7 +229,7 @@ def get_profile(name: str) -> Response:
     profile = registry().get(name)
     if profile is None:
         raise ProblemError(404, "/problems/unknown-profile", "Unknown profile",
-                         f"There is no profile {name!r}; see GET /v1/profiles.")
+                         f"There is no profile {echo(name)}; see GET /v1/profiles.")
     return json_response(_OUT["profile"].dump(profile))
 
 

@@ -19,3 +19,7 @@ def app() -> Flask:
 def client(app: Flask) -> FlaskClient:
     """A test client of :func:`app`."""
     return app.test_client()
+
+
+# The real-gunicorn fixture, for every test module that starts servers.
+from tests.server_harness import serve  # noqa: E402, F401

@@ -46,26 +46,28 @@ def free_port() -> int:
 
 
 @contextmanager
-def live_server(log: Path, *, start_timeout: float = 60.0) -> Iterator[str]:
+def live_server(log: Path, *, start_timeout: float = 60.0, workers: int = 1,
+                env: dict[str, str] | None = None) -> Iterator[str]:
     """Run gunicorn on a free port for the duration of the ``with`` block.
 
     :param log: where gunicorn's output goes (read it when something fails).
     :param start_timeout: seconds to wait for ``/readyz``.
+    :param workers: gunicorn workers (``GNAU_WORKERS``).
+    :param env: more environment variables for the server (``GNAU_*`` settings).
     :return: the base URL, e.g. ``http://127.0.0.1:41234``.
     :raises RuntimeError: the server exited or was not ready in time (with its log).
     """
     port = free_port()
-    env = os.environ | {
+    server_env = os.environ | {
         "GNAU_BIND": f"127.0.0.1:{port}",
-        "GNAU_WORKERS": "1",
-        "GNAU_THREADS": "4",
+        "GNAU_WORKERS": str(workers),
         "GNAU_DRAIN_SECONDS": "0",
         "GNAU_GRACEFUL_TIMEOUT": "5",
-    }
-    env.pop("PROMETHEUS_MULTIPROC_DIR", None)  # gunicorn.conf.py makes and removes its own
+    } | (env or {})
+    server_env.pop("PROMETHEUS_MULTIPROC_DIR", None)  # gunicorn.conf.py makes and removes its own
     base = f"http://127.0.0.1:{port}"
     with log.open("wb") as out:
-        proc = subprocess.Popen([str(GUNICORN), "-c", "gunicorn.conf.py"], cwd=REPO, env=env,
+        proc = subprocess.Popen([str(GUNICORN), "-c", "gunicorn.conf.py"], cwd=REPO, env=server_env,
                                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             deadline = time.monotonic() + start_timeout

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
 
+from service.engine.text import echo
+
 __all__ = [
     "CARDS",
     "CARD_CODES",
@@ -222,7 +224,7 @@ def parse_card(token: object) -> Card:
     code = CARD_CODES.get(token)
     if code is None:
         raise CardError(
-            f"{token!r} is not a card: write a rank (A 2-9 10 T 0 J Q K) then a suit "
+            f"{echo(token)} is not a card: write a rank (A 2-9 10 T 0 J Q K) then a suit "
             "(S H D C or ♠ ♥ ♦ ♣), e.g. 'AS' or '10H'"
         )
     return CARDS[code]

@@ -42,6 +42,7 @@ from itertools import combinations, combinations_with_replacement, permutations
 import numpy as np
 import numpy.typing as npt
 
+from service.engine.cache import BoundedCache
 from service.engine.cards import CARDS, Card
 from service.engine.evaluate import (
     Evaluation,
@@ -260,11 +261,11 @@ def _intern(slot: FormationSlot) -> FormationSlot:
     return _SLOTS.setdefault(slot, slot)
 
 
-_PINNED: dict[Rules, Table] = {}
-_TABLES: dict[Rules, Table] = {}  # least recently used first
-_MAX_TABLES = 32
-_HANDS_SEEN: dict[Rules, int] = {}
-_MAX_SEEN = 1024
+#: Profiles' tables are pinned; tables for custom rules are built on first use and the 32
+#: most recently used are kept.
+_TABLES: BoundedCache[Rules, Table] = BoundedCache(32)
+#: How many hands have been asked for under rules that have no table yet (1,024 rules kept).
+_HANDS_SEEN: BoundedCache[Rules, int] = BoundedCache(1024)
 #: Rules without a table are evaluated with the reference evaluator (about 50 µs a hand)
 #: until this many of their hands have been asked for in all; then their table (built in
 #: about 0.5 s) pays for itself. Rules that keep changing never build one.
@@ -273,27 +274,18 @@ BUILD_THRESHOLD = 20_000
 
 def pin_table(rules: Rules) -> Table:
     """Build the table for ``rules`` and keep it for the life of the process (profiles)."""
-    table = _PINNED.get(rules) or _TABLES.pop(rules, None) or Table(rules)
-    _PINNED[rules] = table
-    return table
+    return _TABLES.pin(rules, _TABLES.pop(rules) or _TABLES.get(rules) or Table(rules))
 
 
 def has_table(rules: Rules) -> bool:
     """Whether the table for ``rules`` is built (pinned or cached)."""
-    return rules in _PINNED or rules in _TABLES
+    return rules in _TABLES
 
 
 def table_for(rules: Rules) -> Table:
     """The table for ``rules``: pinned, or built on first use and kept among the 32 most
     recently used."""
-    table = _PINNED.get(rules)
-    if table is not None:
-        return table
-    table = _TABLES.pop(rules, None) or Table(rules)
-    while len(_TABLES) >= _MAX_TABLES:
-        _TABLES.pop(next(iter(_TABLES)))
-    _TABLES[rules] = table  # now the most recently used
-    return table
+    return _TABLES.get_or_build(rules, lambda: Table(rules))
 
 
 def use_table(rules: Rules, hands: int = 1) -> Table | None:
@@ -308,14 +300,13 @@ def use_table(rules: Rules, hands: int = 1) -> Table | None:
     >>> use_table(apply_overrides(Rules(), {"ties": "push", "bomb": True})) is None
     True
     """
-    if rules in _PINNED or rules in _TABLES:
-        return table_for(rules)
-    seen = _HANDS_SEEN.pop(rules, 0) + hands
+    table = _TABLES.get(rules)
+    if table is not None:
+        return table
+    seen = (_HANDS_SEEN.pop(rules) or 0) + hands
     if seen >= BUILD_THRESHOLD:
         return table_for(rules)
-    while len(_HANDS_SEEN) >= _MAX_SEEN:
-        _HANDS_SEEN.pop(next(iter(_HANDS_SEEN)))
-    _HANDS_SEEN[rules] = seen
+    _HANDS_SEEN.put(rules, seen)
     return None
 
 

@@ -1,0 +1,154 @@
+"""Every setting the service reads from its environment, read and checked in one place.
+
+gunicorn.conf.py calls :func:`from_environ` before anything else happens, so a bad value
+stops start-up with exit status 1 and one line naming the variable, the value (cut
+short) and what is accepted; the app reads the same :class:`Settings` again when it is
+built. Every ``GNAU_*`` variable must be one of :data:`VARIABLES`: a misspelt name
+(``GNAU_WORKER=4``) is an error, never silently ignored.
+
+>>> s = from_environ({"GNAU_WORKERS": "3", "GNAU_ANALYSIS_BUDGET_SECONDS": "2.5"})
+>>> s.workers, s.analysis_budget_seconds, s.keepalive
+(3, 2.5, 5)
+>>> from_environ({"GNAU_ANALYSIS_BUDGET_SECONDS": "nan"})
+Traceback (most recent call last):
+    ...
+service.settings.SettingsError: GNAU_ANALYSIS_BUDGET_SECONDS must be a number from 0 to 3600, got 'nan'
+>>> from_environ({"GNAU_WORKER": "4"})
+Traceback (most recent call last):
+    ...
+service.settings.SettingsError: GNAU_WORKER is not a setting of this service; known: GNAU_ANALYSIS_BUDGET_SECONDS, GNAU_ANALYSIS_POOL_SECONDS, GNAU_BIND, GNAU_BODY_TIMEOUT, GNAU_DRAIN_SECONDS, GNAU_GRACEFUL_TIMEOUT, GNAU_GUNICORN_CONFIG, GNAU_KEEPALIVE, GNAU_LOG_LEVEL, GNAU_TIMEOUT, GNAU_WORKERS, GNAU_WORKER_CONNECTIONS, GNAU_WSGI_APP
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from service.engine.text import clip
+
+__all__ = ["LOG_LEVELS", "VARIABLES", "Settings", "SettingsError", "from_environ"]
+
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+
+#: Every ``GNAU_*`` variable the service (and the ``gnau serve`` command) reads.
+VARIABLES = (
+    "GNAU_ANALYSIS_BUDGET_SECONDS",
+    "GNAU_ANALYSIS_POOL_SECONDS",
+    "GNAU_BIND",
+    "GNAU_BODY_TIMEOUT",
+    "GNAU_DRAIN_SECONDS",
+    "GNAU_GRACEFUL_TIMEOUT",
+    "GNAU_GUNICORN_CONFIG",
+    "GNAU_KEEPALIVE",
+    "GNAU_LOG_LEVEL",
+    "GNAU_TIMEOUT",
+    "GNAU_WORKERS",
+    "GNAU_WORKER_CONNECTIONS",
+    "GNAU_WSGI_APP",
+)
+#: Variables of earlier versions, refused with a pointer to what replaced them.
+_RETIRED = {
+    "GNAU_THREADS": "no longer applies: each worker serves every connection in its own greenlet "
+                    "(gevent); bound connections with GNAU_WORKER_CONNECTIONS",
+}
+
+_BIND = re.compile(r"(unix:/\S+|(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):[0-9]{1,5})")
+_WSGI_APP = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
+
+
+class SettingsError(ValueError):
+    """A variable of the environment has a value the service does not accept."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The service's settings (README, "gunicorn settings" and "Limits").
+
+    Times are seconds; budgets are seconds of CPU per minute.
+    """
+
+    bind: str = "127.0.0.1:8000"
+    workers: int = 2
+    worker_connections: int = 1000
+    timeout: int = 30
+    keepalive: int = 5
+    body_timeout: float = 10.0
+    drain_seconds: int = 3
+    graceful_timeout: int = 20
+    log_level: str = "info"
+    analysis_budget_seconds: float = 10.0
+    analysis_pool_seconds: float = 30.0
+    wsgi_app: str = "service.wsgi:app"
+    gunicorn_config: str | None = None
+    profiles_file: str | None = None
+
+
+def _integer(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    raw = env.get(name)
+    if raw is None:
+        return default
+    text = raw.strip()
+    if not re.fullmatch(r"[+-]?[0-9]{1,9}", text) or not low <= int(text) <= high:
+        raise SettingsError(f"{name} must be an integer from {low} to {high}, got {clip(raw)!r}")
+    return int(text)
+
+
+def _number(env: Mapping[str, str], name: str, default: float, low: float, high: float) -> float:
+    raw = env.get(name)
+    if raw is None:
+        return default
+    try:
+        value = float(raw) if len(raw) <= 40 else math.nan
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and low <= value <= high):
+        raise SettingsError(f"{name} must be a number from {low:g} to {high:g}, got {clip(raw)!r}")
+    return value
+
+
+def from_environ(env: Mapping[str, str] | None = None) -> Settings:
+    """Read and check every setting.
+
+    :param env: the environment (``os.environ`` when not given).
+    :return: the settings, defaults filled in.
+    :raises SettingsError: the first variable with a value out of its domain, or an
+        unknown ``GNAU_*`` name; the message is one line.
+    """
+    env = os.environ if env is None else env
+    for name in sorted(env):
+        if name in _RETIRED:
+            raise SettingsError(f"{name} {_RETIRED[name]}")
+        if name.startswith("GNAU_") and name not in VARIABLES:
+            raise SettingsError(f"{clip(name)} is not a setting of this service; known: {', '.join(VARIABLES)}")
+    bind = env.get("GNAU_BIND", Settings.bind)
+    if not _BIND.fullmatch(bind) or (":" in bind and not bind.startswith("unix:")
+                                     and not 1 <= int(bind.rsplit(":", 1)[1]) <= 65535):
+        raise SettingsError(f"GNAU_BIND must be HOST:PORT (port 1-65535) or unix:/PATH, got {clip(bind)!r}")
+    level = env.get("GNAU_LOG_LEVEL", Settings.log_level).strip().lower()
+    if level not in LOG_LEVELS:
+        raise SettingsError(f"GNAU_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, "
+                            f"got {clip(env['GNAU_LOG_LEVEL'])!r}")
+    app = env.get("GNAU_WSGI_APP", Settings.wsgi_app)
+    if not _WSGI_APP.fullmatch(app):
+        raise SettingsError(f"GNAU_WSGI_APP must be MODULE:NAME, got {clip(app)!r}")
+    profiles = env.get("PROFILES_FILE") or None  # read and checked by service.profiles (exit 4)
+    return Settings(
+        bind=bind,
+        workers=_integer(env, "GNAU_WORKERS", Settings.workers, 1, 64),
+        worker_connections=_integer(env, "GNAU_WORKER_CONNECTIONS", Settings.worker_connections, 10, 100_000),
+        timeout=_integer(env, "GNAU_TIMEOUT", Settings.timeout, 1, 3600),
+        keepalive=_integer(env, "GNAU_KEEPALIVE", Settings.keepalive, 1, 300),
+        body_timeout=_number(env, "GNAU_BODY_TIMEOUT", Settings.body_timeout, 0.1, 300),
+        drain_seconds=_integer(env, "GNAU_DRAIN_SECONDS", Settings.drain_seconds, 0, 300),
+        graceful_timeout=_integer(env, "GNAU_GRACEFUL_TIMEOUT", Settings.graceful_timeout, 0, 3600),
+        log_level=level,
+        analysis_budget_seconds=_number(env, "GNAU_ANALYSIS_BUDGET_SECONDS", Settings.analysis_budget_seconds,
+                                        0, 3600),
+        analysis_pool_seconds=_number(env, "GNAU_ANALYSIS_POOL_SECONDS", Settings.analysis_pool_seconds, 0, 3600),
+        wsgi_app=app,
+        gunicorn_config=env.get("GNAU_GUNICORN_CONFIG") or None,
+        profiles_file=profiles,
+    )
