@@ -415,15 +415,16 @@ def find_gunicorn_config(explicit: str | None = None) -> Path:
 @cli.command()
 @click.option("--bind", metavar="HOST:PORT", help="Address to listen on (GNAU_BIND, default 127.0.0.1:8000).")
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes (GNAU_WORKERS, default 2).")
-@click.option("--threads", type=click.IntRange(min=1), help="Threads per worker (GNAU_THREADS, default 2).")
+@click.option("--worker-connections", type=click.IntRange(min=10, max=100_000),
+              help="Connections each worker holds at once (GNAU_WORKER_CONNECTIONS, default 1000).")
 @click.option("--profiles-file", type=click.Path(exists=True, dir_okay=False), help="Operator profiles (PROFILES_FILE).")
 @click.option("--config", "config", type=click.Path(dir_okay=False), help="gunicorn config (default: gunicorn.conf.py).")
-def serve(bind: str | None, workers: int | None, threads: int | None, profiles_file: str | None,
+def serve(bind: str | None, workers: int | None, worker_connections: int | None, profiles_file: str | None,
           config: str | None) -> None:
     """Run the HTTP service under gunicorn with the project's gunicorn.conf.py."""
     path = find_gunicorn_config(config)
     env = dict(os.environ)
-    for key, value in (("GNAU_BIND", bind), ("GNAU_WORKERS", workers), ("GNAU_THREADS", threads),
+    for key, value in (("GNAU_BIND", bind), ("GNAU_WORKERS", workers), ("GNAU_WORKER_CONNECTIONS", worker_connections),
                        ("PROFILES_FILE", profiles_file)):
         if value is not None:
             env[key] = str(value)

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +84,8 @@ class Server:
     error_log: Path  # gunicorn's stderr: the JSON error log and the service's own logs
     drain: float = 0.0
     graceful: float = 0.0
+    workers: int = WORKERS
+    env: dict[str, str] = field(default_factory=dict)
 
     def call(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None,
              timeout: float = 15.0) -> Reply:
@@ -132,7 +134,7 @@ class Server:
                 ready = self.call("GET", "/readyz", timeout=2).status == 200
             except OSError:
                 ready = False
-            if ready and len(self.booted_workers()) >= WORKERS:
+            if ready and len(self.booted_workers()) >= self.workers:
                 return
             time.sleep(0.1)
 
@@ -180,7 +182,8 @@ def launch(tmp_path: Path, name: str, **extra: str) -> Server:
         )
     return Server(proc, port, access_log, error_log,
                   drain=float(env.get("GNAU_DRAIN_SECONDS", "3")),
-                  graceful=float(env.get("GNAU_GRACEFUL_TIMEOUT", "20")))
+                  graceful=float(env.get("GNAU_GRACEFUL_TIMEOUT", "20")),
+                  workers=int(env["GNAU_WORKERS"]), env=env)
 
 
 @pytest.fixture

@@ -66,6 +66,7 @@ __all__ = [
     "labels_of",
     "main",
     "odds",
+    "prepare",
 ]
 
 HAND = 5

@@ -57,6 +57,7 @@ from service.engine.rules import CATEGORIES, Rules
 __all__ = [
     "Entry",
     "Table",
+    "cached_rules",
     "class_key",
     "evaluate",
     "evaluate_many",
@@ -261,9 +262,9 @@ def _intern(slot: FormationSlot) -> FormationSlot:
     return _SLOTS.setdefault(slot, slot)
 
 
-#: Profiles' tables are pinned; tables for custom rules are built on first use and the 32
-#: most recently used are kept.
-_TABLES: BoundedCache[Rules, Table] = BoundedCache(32)
+#: Profiles' tables are pinned; tables for custom rules (about 2.7 MB each) are built on
+#: first use and the 8 most recently used are kept.
+_TABLES: BoundedCache[Rules, Table] = BoundedCache(8)
 #: How many hands have been asked for under rules that have no table yet (1,024 rules kept).
 _HANDS_SEEN: BoundedCache[Rules, int] = BoundedCache(1024)
 #: Rules without a table are evaluated with the reference evaluator (about 50 µs a hand)
@@ -282,8 +283,13 @@ def has_table(rules: Rules) -> bool:
     return rules in _TABLES
 
 
+def cached_rules() -> list[Rules]:
+    """The rules that have a table now: the pinned profiles', then the cached ones."""
+    return _TABLES.keys()
+
+
 def table_for(rules: Rules) -> Table:
-    """The table for ``rules``: pinned, or built on first use and kept among the 32 most
+    """The table for ``rules``: pinned, or built on first use and kept among the 8 most
     recently used."""
     return _TABLES.get_or_build(rules, lambda: Table(rules))
 

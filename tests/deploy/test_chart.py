@@ -296,13 +296,13 @@ def test_gunicorn_env_comes_from_values(default_render: Rendered, all_on_render:
     env = default_render.env()
     assert env["GNAU_BIND"] == "0.0.0.0:8000"
     assert env["GNAU_WORKERS"] == str(defaults["workers"])
-    assert env["GNAU_THREADS"] == str(defaults["threads"])
+    assert env["GNAU_WORKER_CONNECTIONS"] == str(defaults["workerConnections"])
     assert env["GNAU_GRACEFUL_TIMEOUT"] == str(defaults["gracefulTimeout"])
     assert env["GNAU_DRAIN_SECONDS"] == str(defaults["drainSeconds"])
     ci_values = yaml.safe_load(ALL_ON_VALUES.read_text())["gunicorn"]
     env = all_on_render.env()
     assert env["GNAU_WORKERS"] == str(ci_values["workers"])
-    assert env["GNAU_THREADS"] == str(ci_values["threads"])
+    assert env["GNAU_WORKER_CONNECTIONS"] == str(ci_values["workerConnections"])
     assert env["GNAU_LOG_LEVEL"] == ci_values["logLevel"]
     assert env["EXTRA_SETTING"] == "on"
 
