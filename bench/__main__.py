@@ -76,7 +76,7 @@ How it is measured:
   and memory are measured in fresh interpreters (memory with `tracemalloc`, RSS growth
   beside it).
 - **HTTP.** The bench starts gunicorn itself on free 127.0.0.1 ports with the repository's
-  `gunicorn.conf.py` (gthread, 2 workers x 2 threads, access log on, app preloaded), waits
+  `gunicorn.conf.py` (gevent, 2 workers, access log on, app preloaded), waits
   until every worker has booted, warms up, then alternates runs between the service and
   a bare Flask app that echoes the same small JSON body (`bench/echo_app.py`, served by the
   same config via `GNAU_WSGI_APP`). Load comes from wrk with a Lua script for the POST
@@ -86,8 +86,9 @@ How it is measured:
   which the table prints; the p99 is the median of three runs. The batch row sends
   10,000 random hands per request, one request at a time, to a server started with
   `GNAU_WORKERS=1`: request parsing, validation, evaluation and the 2 MB response
-  included.
-- **The gthread accept race.** gunicorn's gthread workers race to accept new
+  included. The slow-clients row holds 200 idle connections and 50 requests that sent
+  8 of 100 body bytes open on the service while wrk runs the half-load pace.
+- **The accept race.** gunicorn's workers race to accept new
   connections, and keep-alive keeps each connection on the worker that accepted it. Now
   and then one worker wins every connection wrk opens and the run measures half the
   server (seen here with 16, 32 and 64 connections). The access log names the worker of

@@ -1,7 +1,7 @@
 """HTTP benchmark: the real service against a trivial Flask floor, same gunicorn config.
 
 It starts its own servers on free 127.0.0.1 ports with the repository's ``gunicorn.conf.py``
-(workers, threads, gthread, access log, preload: all as configured; only the bind address,
+(workers, the gevent worker class, access log, preload: all as configured; only the bind address,
 ``GNAU_DRAIN_SECONDS=0`` for a quick stop and, for the echo floor,
 ``GNAU_WSGI_APP=bench.echo_app:app`` differ):
 
@@ -16,6 +16,8 @@ It starts its own servers on free 127.0.0.1 ports with the repository's ``gunico
   beside the p99 (goal < 10 ms for the evaluation endpoint). Latency is wrk's, from the request's first byte out to the whole
   response in; a paced closed loop under-reports queueing only when the server stalls,
   which the p99 would show anyway;
+* **slow clients**: the same half-load pace while 200 idle connections and 50 requests
+  that sent 8 of their 100 body bytes are held open (goal p99 < 100 ms);
 * **batch**: ``POST /v1/evaluations/batch`` with 10,000 random hands, one request at a time
   through a server with ``GNAU_WORKERS=1``, end to end (goal ≥ 150,000 hands/s);
 * a 10-player settlement (two decks) and a 1,000-hand ranking, requests/s.
@@ -295,7 +297,7 @@ class Driver:
             threads: int = 1, delay_ms: int = 0) -> Load:
         """Load ``server`` for ``seconds``; ``delay_ms`` paces each connection.
 
-        gunicorn's gthread workers race to accept new connections, and keep-alive keeps a
+        gunicorn's workers race to accept new connections, and keep-alive keeps a
         connection on the worker that won it for the whole run: now and then one worker
         wins them all and the run measures half the server. The access log says which
         worker served each request; such a run is made again (up to four times).
@@ -431,6 +433,25 @@ def _verify(server: Server, path: str, body: bytes, check: str) -> dict[str, Any
     return answer
 
 
+@contextmanager
+def slow_clients(port: int, idle: int = 200, stalled: int = 50) -> Iterator[None]:
+    """Hold ``idle`` connections that send nothing and ``stalled`` requests that sent 8 of
+    their 100 body bytes open on ``port`` for the duration of the block."""
+    head = (b"POST /v1/evaluations HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 100\r\n\r\n{\"hand\":")
+    opened: list[socket.socket] = []
+    try:
+        for i in range(idle + stalled):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+            if i >= idle:
+                sock.sendall(head)
+            opened.append(sock)
+        yield
+    finally:
+        for sock in opened:
+            sock.close()
+
+
 def run(rounds: int = 5, seconds: float = 3.0, connections: int = 16) -> list[Row]:
     """Run the HTTP benchmark and return its rows."""
     wrk = ensure_wrk()
@@ -463,6 +484,13 @@ def run(rounds: int = 5, seconds: float = 3.0, connections: int = 16) -> list[Ro
             echo_delay = calibrate(driver, echo, *echo_probe, echo_max / 2, connections)
             app_half, echo_half = paced(driver, [(app, *evaluation, app_delay), (echo, *echo_probe, echo_delay)],
                                         seconds, connections=connections)
+            _log("half load with slow clients held open")
+            slow_runs = []
+            for _ in range(3):  # opened anew for each run: the server drops idle ones after GNAU_KEEPALIVE
+                with slow_clients(app.port):
+                    slow_runs.append(_check(driver.run(app, *evaluation, seconds, connections, delay_ms=app_delay),
+                                            "slow clients").p99_ms)
+            slow = median(slow_runs)
 
             _log("settlement and ranking")
             settle = ("/v1/settlements", settlement_body())
@@ -474,7 +502,7 @@ def run(rounds: int = 5, seconds: float = 3.0, connections: int = 16) -> list[Ro
             settle_rps = median([_check(driver.run(app, *settle, seconds, 4), "settlement").rps
                                  for _ in range(3)])
             rank_rps = median([_check(driver.run(app, *rank, seconds, 2), "ranking").rps for _ in range(3)])
-        conditions = f"{workers} workers x {os.environ.get('GNAU_THREADS', '2')} threads, {tool}, {connections} conn."
+        conditions = f"{workers} gevent workers, {tool}, {connections} conn."
         rows += [
             Row("HTTP", f"echo floor `POST /echo` (bare Flask), {conditions}, median of {rounds} x {seconds:g} s",
                 rate(echo_max, 1, "requests")),
@@ -485,6 +513,8 @@ def run(rounds: int = 5, seconds: float = 3.0, connections: int = 16) -> list[Ro
                 f"{app_half.p99_ms:.1f} ms (p50 {app_half.p50_ms:.1f} ms)", "< 10 ms", app_half.p99_ms < 10),
             Row("HTTP", f"echo p99 at half load ({rate(echo_half.rps, 1, 'requests')} held)",
                 f"{echo_half.p99_ms:.1f} ms (p50 {echo_half.p50_ms:.1f} ms)"),
+            Row("HTTP", "`POST /v1/evaluations` p99 at half load with 200 idle connections and 50 stalled "
+                "request bodies held open (median of 3)", f"{slow:.1f} ms", "< 100 ms", slow < 100),
             Row("HTTP", f"`POST /v1/settlements`, dealer + 10 players (2 decks), {tool}, 4 conn.",
                 f"{rate(settle_rps, 1, 'requests')} ({rate(settle_rps * 11, 1, 'hands')})"),
             Row("HTTP", f"`POST /v1/rankings`, 1,000 hands, {tool}, 2 conn.",
@@ -506,7 +536,7 @@ def run(rounds: int = 5, seconds: float = 3.0, connections: int = 16) -> list[Ro
                         f"1 worker, 1 conn., end to end, {tool}",
                         f"{rate(hands, 1, 'hands')} ({1000 / batch_rps:.0f} ms a request)",
                         "≥ 150,000 hands/s", hands >= 150_000))
-        rows.append(Row("HTTP", "load runs made again because one gthread worker won every keep-alive "
+        rows.append(Row("HTTP", "load runs made again because one worker won every keep-alive "
                         "connection (see below)", f"{driver.repeated} of {driver.runs}"))
     return rows
 
