@@ -363,5 +363,8 @@ def test_uncached_analyses_are_bounded_by_the_compute_budget() -> None:
 def test_a_zero_budget_turns_uncached_analyses_off() -> None:
     client = create_app({"TESTING": True, "PROFILES_FILE": None, "ANALYSIS_BUDGET_SECONDS": 0}).test_client()
     response = client.post("/v1/analyses/distribution", json={"rules": {"payouts": {"single_ox_3": 334}}})
-    assert response.status_code == 429
+    assert response.status_code == 403  # turned off: no Retry-After, no promise
+    assert response.get_json()["type"] == "/problems/analysis-disabled"
+    assert "Retry-After" not in response.headers
+    assert client.get("/v1/profiles/liberal/house-edge").status_code == 200  # the profiles' analyses stay
     assert client.post("/v1/analyses/house-edge", json={"rules": {"ties": "push"}}).status_code == 200  # exactly 0
