@@ -9,7 +9,7 @@ from typing import Any
 
 from flask import Flask
 
-from service import observability
+from service import cors, observability
 from service.analysis_views import analyses
 from service.docs_views import docs
 from service.engine.tables import pin_table
@@ -38,6 +38,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         Without it ``PROFILES_FILE`` comes from the environment.
     :return: the app, with every profile's evaluation table already built.
     :raises service.profiles.ProfilesFileError: the operator's profiles file is invalid.
+    :raises service.cors.CorsConfigError: ``GNAU_CORS_ORIGINS`` (or ``CORS_ORIGINS``) is
+        not a list of origins.
     """
     app = Flask(__name__)
     app.url_map.merge_slashes = False  # "/v1//evaluations" is a 404, not a redirect
@@ -53,6 +55,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     registry = ProfileRegistry(load_profiles_file(path) if path else [])
     app.extensions["gnau.profiles"] = registry
     observability.install(app)
+    cors.install(app)
     app.before_request(reject_query_on_reads)
     register_error_handlers(app)
     app.register_blueprint(api)
