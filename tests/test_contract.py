@@ -14,57 +14,13 @@ from openapi_spec_validator import validate
 from openapi_spec_validator.readers import read_from_filename
 
 from service.app import create_app
-from service.engine.cards import CARD_CODES, accepted_spellings
-from service.schemas import max_players
+from service.engine.cards import accepted_spellings
+from tests import contract_hooks
 
 SPEC = Path(__file__).resolve().parents[1] / "openapi.yaml"
 APP = create_app({"TESTING": True, "PROFILES_FILE": None})
 schema = schemathesis.openapi.from_wsgi("/openapi.yaml", APP)
-
-_CANONICAL = sorted(set(CARD_CODES.values()))
-_SPELLING = {code: text for text, code in sorted(CARD_CODES.items(), reverse=True)}
-
-
-def _repair(hands: list[list[Any]], decks: int) -> None:
-    """Replace cards used more than ``decks`` times (counted across ``hands``)."""
-    seen = dict.fromkeys(_CANONICAL, 0)
-    for hand in hands:
-        for i, token in enumerate(hand):
-            code = CARD_CODES.get(token) if isinstance(token, str) else None
-            if code is None:
-                continue
-            if seen[code] >= decks:
-                code = next(c for c in _CANONICAL if seen[c] < decks)
-                hand[i] = _SPELLING[code]
-            seen[code] += 1
-
-
-@schema.hook
-def map_case(context: Any, case: Any) -> Any:
-    """Keep positive (valid) cases valid for the rules JSON Schema cannot state: no card
-    beyond ``decks`` copies, no more players than the decks seat, ``no_ox`` ranked last."""
-    meta = case.meta
-    if meta is None or not meta.generation.mode.is_positive or not isinstance(case.body, dict):
-        return case
-    body = case.body
-    decks = body.get("decks", 1) if isinstance(body.get("decks", 1), int) else 1
-    rules = body.get("rules")
-    if isinstance(rules, dict) and isinstance(rules.get("ranking"), list) and "no_ox" in rules["ranking"]:
-        rules["ranking"] = [c for c in rules["ranking"] if c != "no_ox"] + ["no_ox"]
-    if isinstance(body.get("hand"), list):
-        dead = body.get("dead")
-        if isinstance(dead, list):  # POST /v1/odds: at least 5 cards left, copies across hand + dead
-            del dead[52 * decks - 10:]
-        _repair([body["hand"]] + ([dead] if isinstance(dead, list) else []), decks)
-    if isinstance(body.get("hands"), list):
-        for item in body["hands"]:
-            hand = item.get("hand") if isinstance(item, dict) else item
-            if isinstance(hand, list):
-                _repair([hand], decks)
-    if isinstance(body.get("players"), list) and isinstance(body.get("dealer"), dict):
-        del body["players"][max_players(decks):]
-        _repair([body["dealer"]["hand"]] + [p["hand"] for p in body["players"]], decks)
-    return case
+assert contract_hooks.map_case  # registered globally by the import: shared with the CLI (schemathesis.toml)
 
 
 @schema.parametrize()
