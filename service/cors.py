@@ -82,6 +82,6 @@ def install(app: Flask, environ: Mapping[str, str] | None = None) -> list[str]:
     if origins:
         CORS(app, resources={path: {} for path in _RESOURCES}, origins=origins, methods=["GET", "POST"],
              allow_headers=["Content-Type", "X-Request-ID"], expose_headers=["X-Request-ID"],
-             supports_credentials=False, max_age=600, vary_header=True)
+             supports_credentials=False, max_age=600, vary_header=True, send_wildcard=origins == ["*"])
     app.extensions["gnau.cors_origins"] = origins
     return origins
