@@ -46,16 +46,17 @@ def free_port() -> int:
 
 
 @contextmanager
-def live_server(log: Path, *, start_timeout: float = 60.0) -> Iterator[str]:
+def live_server(log: Path, *, start_timeout: float = 60.0, env: dict[str, str] | None = None) -> Iterator[str]:
     """Run gunicorn on a free port for the duration of the ``with`` block.
 
     :param log: where gunicorn's output goes (read it when something fails).
     :param start_timeout: seconds to wait for ``/readyz``.
+    :param env: extra environment for the server, e.g. ``{"GNAU_CORS_ORIGINS": ...}``.
     :return: the base URL, e.g. ``http://127.0.0.1:41234``.
     :raises RuntimeError: the server exited or was not ready in time (with its log).
     """
     port = free_port()
-    env = os.environ | {
+    env = os.environ | (env or {}) | {
         "GNAU_BIND": f"127.0.0.1:{port}",
         "GNAU_WORKERS": "1",
         "GNAU_THREADS": "4",
