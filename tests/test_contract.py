@@ -3,6 +3,7 @@ honours it for generated valid and invalid requests (schemathesis, every check o
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import yaml
 from hypothesis import HealthCheck, settings
 from openapi_spec_validator import validate
 from openapi_spec_validator.readers import read_from_filename
+from schemathesis.core.result import Ok
 
 from service.app import create_app
 from service.engine.cards import accepted_spellings
@@ -20,7 +22,6 @@ from tests import contract_hooks
 SPEC = Path(__file__).resolve().parents[1] / "openapi.yaml"
 APP = create_app({"TESTING": True, "PROFILES_FILE": None})
 schema = schemathesis.openapi.from_wsgi("/openapi.yaml", APP)
-assert contract_hooks.map_case  # registered globally by the import: shared with the CLI (schemathesis.toml)
 
 
 @schema.parametrize()
@@ -80,10 +81,19 @@ def test_profile_enum_lists_every_builtin(profile: str) -> None:
 
 def test_schemathesis_covers_every_operation_including_the_document() -> None:
     """schemathesis.toml selects GET /openapi.yaml, which schemathesis leaves out by default."""
-    labels = sorted(result.ok().label for result in schema.get_all_operations())
+    results = list(schema.get_all_operations())
+    assert all(isinstance(result, Ok) for result in results), results
+    labels = sorted(result.ok().label for result in results if isinstance(result, Ok))
     assert "GET /openapi.yaml" in labels
     assert labels == sorted(f"{method} {path}" for path, method in _spec_operations())
     assert len(labels) == 18
+
+
+def test_pytest_and_the_cli_share_one_hooks_file() -> None:
+    """The hooks imported here (registered globally) are the file schemathesis.toml names."""
+    config = tomllib.loads((SPEC.parent / "schemathesis.toml").read_text(encoding="utf-8"))
+    assert SPEC.parent / config["hooks"] == Path(contract_hooks.__file__)
+    assert config["operations"] == [{"include-path": "/openapi.yaml", "enabled": True}]
 
 
 def test_served_document_matches_its_declared_schema() -> None:

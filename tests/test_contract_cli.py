@@ -41,5 +41,5 @@ def test_bare_cli_finds_no_failure(run: subprocess.CompletedProcess[str]) -> Non
 
 def test_bare_cli_tests_all_18_operations(run: subprocess.CompletedProcess[str]) -> None:
     out = run.stdout
-    assert "Configuration:    " in out and "schemathesis.toml" in out
+    assert re.search(r"Configuration:\s+\S*/schemathesis\.toml", out), out[:2000]
     assert re.search(r"Selected: 18/18\s+Tested: 18\b", out), out[-3000:]
