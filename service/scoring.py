@@ -53,7 +53,8 @@ def load_body(schema: Schema, body: Any, profile_name: str, profiles: Mapping[st
     :param body: the parsed JSON body.
     :param profile_name: the requested profile.
     :param profiles: the known profiles by name.
-    :param errors: problems found so far (e.g. query parameters); this call adds its own.
+    :param errors: problems found so far (e.g. query parameters); this call adds its own,
+        including, for a settlement otherwise valid, :func:`safe_integer_problems`.
     :param profiles_hint: where the caller lists profiles, for the unknown-profile message.
     :return: the checked request, or ``None`` when ``errors`` is not empty.
     """
