@@ -4,7 +4,14 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PIP_LOG ?= $(VENV)/pip.log
 
-.PHONY: run test test-fast lint bench install install-dev clean
+.PHONY: run test test-fast lint lint-contract bench install install-dev clean
+
+# Node tools (package.json, exact versions locked in package-lock.json; .npmrc runs no
+# install scripts): the OpenAPI linters and the TypeScript client test. `npm ci` installs
+# exactly the locked tree, again whenever the lock changes.
+NPM_STAMP := node_modules/.package-lock.json
+NPM_LOG ?= npm-ci.log
+NODE_ENV := REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true NO_UPDATE_NOTIFIER=1
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -13,8 +20,11 @@ $(BIN)/python:
 install: $(BIN)/python
 	$(BIN)/pip install --quiet -c constraints.txt -e . 2>$(PIP_LOG) || { cat $(PIP_LOG); exit 1; }
 
-install-dev: $(BIN)/python
+install-dev: $(BIN)/python $(NPM_STAMP)
 	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev]" 2>$(PIP_LOG) || { cat $(PIP_LOG); exit 1; }
+
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund >$(NPM_LOG) 2>&1 || { cat $(NPM_LOG); exit 1; }
 
 ## Start the service on 127.0.0.1:8000 with the same gunicorn config as the container.
 run: install
@@ -34,13 +44,20 @@ test-fast: install-dev
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -m "not exhaustive" --deselect $(CONTRACT)
 	$(BIN)/python -m pytest -p no:xdist $(CONTRACT)
 
-lint: install-dev
+lint: install-dev lint-contract
 	$(BIN)/ruff check service tests bench gunicorn.conf.py
 	$(BIN)/mypy
+
+## The contract under other tools' linters: Redocly (recommended; redocly.yaml and
+## .redocly.lint-ignore.yaml say what is off and why) and Spectral (spectral:oas,
+## .spectral.yaml); any error or warning fails.
+lint-contract: $(NPM_STAMP)
+	$(NODE_ENV) node_modules/.bin/redocly lint openapi.yaml --max-problems 1000
+	$(NODE_ENV) node_modules/.bin/spectral lint openapi.yaml --fail-severity=hint
 
 ## Benchmarks (a few minutes); prints one table.
 bench: install-dev
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .tools
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .tools node_modules clients/ts/build clients/ts/generated $(NPM_LOG)

@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Flask, Response
 
-from service import observability
+from service import cors, observability
 from service.analysis_views import analyses
 from service.docs_views import docs
 from service.engine.odds import prepare as prepare_analyses
@@ -40,6 +40,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     :return: the app, with every profile's evaluation table and analyses already built.
     :raises service.profiles.ProfilesFileError: the operator's profiles file is invalid.
     :raises service.settings.SettingsError: a ``GNAU_*`` variable is invalid.
+    :raises service.cors.CorsConfigError: ``GNAU_CORS_ORIGINS`` (or ``CORS_ORIGINS``) is
+        not a list of origins.
     """
     app = Flask(__name__)
     app.url_map.merge_slashes = False  # "/v1//evaluations" is a 404, not a redirect
@@ -59,6 +61,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     registry = ProfileRegistry(load_profiles_file(path) if path else [])
     app.extensions["gnau.profiles"] = registry
     observability.install(app)
+    cors.install(app)
     app.before_request(reject_query_on_reads)
     app.after_request(_no_sniffing)
     register_error_handlers(app)

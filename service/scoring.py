@@ -17,13 +17,14 @@ from service.engine.cards import CARDS, Card
 from service.engine.compare import rank_hands
 from service.engine.evaluate import Evaluation
 from service.engine.rules import Profile, Rules, RulesError, apply_overrides
-from service.engine.settle import settle
+from service.engine.settle import MAX_SAFE_INTEGER, settle, worst_case_amount
 from service.engine.tables import evaluator
 from service.engine.text import echo
 from service.problems import ErrorItem, flatten_messages, pointer
-from service.schemas import RankingResponseSchema, SettlementResponseSchema
+from service.schemas import RankingResponseSchema, SettlementRequestSchema, SettlementResponseSchema
 
-__all__ = ["Scoring", "cards", "evaluate_all", "load_body", "ranking_answer", "settlement_answer"]
+__all__ = ["Scoring", "cards", "evaluate_all", "load_body", "ranking_answer", "safe_integer_problems",
+           "settlement_answer"]
 
 _RANKING_OUT = RankingResponseSchema()
 _SETTLEMENT_OUT = SettlementResponseSchema()
@@ -53,7 +54,8 @@ def load_body(schema: Schema, body: Any, profile_name: str, profiles: Mapping[st
     :param body: the parsed JSON body.
     :param profile_name: the requested profile.
     :param profiles: the known profiles by name.
-    :param errors: problems found so far (e.g. query parameters); this call adds its own.
+    :param errors: problems found so far (e.g. query parameters); this call adds its own,
+        including, for a settlement otherwise valid, :func:`safe_integer_problems`.
     :param profiles_hint: where the caller lists profiles, for the unknown-profile message.
     :return: the checked request, or ``None`` when ``errors`` is not empty.
     """
@@ -80,12 +82,35 @@ def load_body(schema: Schema, body: Any, profile_name: str, profiles: Mapping[st
                 where = pointer("rules", *path)
                 if not any(k == where or k.startswith(where + "/") for k in known):
                     errors.append({"pointer": where, "detail": msg})
+    if not errors and rules is not None and isinstance(schema, SettlementRequestSchema):
+        errors.extend(safe_integer_problems(data, rules))
     if errors or profile is None or rules is None:
         return None
     context: dict[str, Any] = {"profile": profile.name, "rules_digest": rules.digest()}
     if isinstance(body, dict) and body.get("rules") is not None:
         context["rules"] = rules.as_dict()
     return Scoring(data, profile, rules, context)
+
+
+def safe_integer_problems(data: Mapping[str, Any], rules: Rules) -> list[ErrorItem]:
+    """The problem of a settlement table whose amounts could leave the safe integers.
+
+    Every integer the service returns lies within ±(2^53 − 1) (I-JSON, RFC 7493), so that
+    JavaScript and every other JSON client reads it exactly: a table whose worst case
+    (:func:`service.engine.settle.worst_case_amount`) is larger is refused, naming the bound.
+
+    :param data: a loaded settlement body (``players`` with their stakes).
+    :param rules: the effective rules.
+    :return: one ``/players`` problem, or none.
+    """
+    stakes = [p["stake"] for p in data.get("players", [])]
+    worst = worst_case_amount(stakes, rules)
+    if worst <= MAX_SAFE_INTEGER:
+        return []
+    return [{"pointer": "/players", "detail": (
+        f"the stakes could settle for {worst} (their sum, {sum(stakes)}, times the largest payout "
+        f"under these rules); every amount must stay within ±{MAX_SAFE_INTEGER} (2^53 − 1, the largest "
+        "integer every JSON client reads exactly): lower the stakes")}]
 
 
 def cards(codes: Sequence[int]) -> tuple[Card, ...]:

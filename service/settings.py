@@ -16,7 +16,7 @@ service.settings.SettingsError: GNAU_ANALYSIS_BUDGET_SECONDS must be a number fr
 >>> from_environ({"GNAU_WORKER": "4"})
 Traceback (most recent call last):
     ...
-service.settings.SettingsError: GNAU_WORKER is not a setting of this service; known: GNAU_ANALYSIS_BUDGET_SECONDS, GNAU_ANALYSIS_POOL_SECONDS, GNAU_BIND, GNAU_BODY_TIMEOUT, GNAU_DRAIN_SECONDS, GNAU_GRACEFUL_TIMEOUT, GNAU_GUNICORN_CONFIG, GNAU_KEEPALIVE, GNAU_LOG_LEVEL, GNAU_TIMEOUT, GNAU_WORKERS, GNAU_WORKER_CONNECTIONS, GNAU_WSGI_APP
+service.settings.SettingsError: GNAU_WORKER is not a setting of this service; known: GNAU_ANALYSIS_BUDGET_SECONDS, GNAU_ANALYSIS_POOL_SECONDS, GNAU_BIND, GNAU_BODY_TIMEOUT, GNAU_CORS_ORIGINS, GNAU_DRAIN_SECONDS, GNAU_GRACEFUL_TIMEOUT, GNAU_GUNICORN_CONFIG, GNAU_KEEPALIVE, GNAU_LOG_LEVEL, GNAU_TIMEOUT, GNAU_WORKERS, GNAU_WORKER_CONNECTIONS, GNAU_WSGI_APP
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from service.cors import CORS_ENV, CorsConfigError, parse_origins
 from service.engine.text import clip
 
 __all__ = ["LOG_LEVELS", "VARIABLES", "Settings", "SettingsError", "from_environ"]
@@ -39,6 +40,7 @@ VARIABLES = (
     "GNAU_ANALYSIS_POOL_SECONDS",
     "GNAU_BIND",
     "GNAU_BODY_TIMEOUT",
+    "GNAU_CORS_ORIGINS",
     "GNAU_DRAIN_SECONDS",
     "GNAU_GRACEFUL_TIMEOUT",
     "GNAU_GUNICORN_CONFIG",
@@ -84,6 +86,7 @@ class Settings:
     wsgi_app: str = "service.wsgi:app"
     gunicorn_config: str | None = None
     profiles_file: str | None = None
+    cors_origins: tuple[str, ...] = ()
 
 
 def _integer(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
@@ -135,6 +138,10 @@ def from_environ(env: Mapping[str, str] | None = None) -> Settings:
     if not _WSGI_APP.fullmatch(app):
         raise SettingsError(f"GNAU_WSGI_APP must be MODULE:NAME, got {clip(app)!r}")
     profiles = env.get("PROFILES_FILE") or None  # read and checked by service.profiles (exit 4)
+    try:
+        origins = tuple(parse_origins(env.get(CORS_ENV)))
+    except CorsConfigError as exc:
+        raise SettingsError(str(exc)) from None
     return Settings(
         bind=bind,
         workers=_integer(env, "GNAU_WORKERS", Settings.workers, 1, 64),
@@ -151,4 +158,5 @@ def from_environ(env: Mapping[str, str] | None = None) -> Settings:
         wsgi_app=app,
         gunicorn_config=env.get("GNAU_GUNICORN_CONFIG") or None,
         profiles_file=profiles,
+        cors_origins=origins,
     )

@@ -28,7 +28,7 @@ from service.schemas import (
 from service.scoring import Scoring, load_body, ranking_answer, settlement_answer
 from service.serialize import evaluation_dicts
 
-__all__ = ["api", "ops"]
+__all__ = ["QUERY_IGNORED", "api", "ops"]
 
 api = Blueprint("api", __name__, url_prefix="/v1")
 ops = Blueprint("ops", __name__)
@@ -148,9 +148,18 @@ def read_json() -> Any:
     return body
 
 
+#: Probes and scrapers may add a cache-busting query string: these endpoints ignore it.
+QUERY_IGNORED = frozenset({"ops.health", "ops.readiness", "metrics"})
+
+
 def reject_query_on_reads() -> None:
-    """Only the POST operations take a query parameter (``profile``): refuse any other."""
-    if request.method != "POST" and request.args and request.routing_exception is None:
+    """Only the POST operations take a query parameter (``profile``): refuse any other on a
+    GET, except on health, readiness and metrics (:data:`QUERY_IGNORED`), which ignore the
+    query string. A CORS preflight (``OPTIONS``) carries the query of the request it asks
+    about and is never refused for it."""
+    if request.method in ("POST", "OPTIONS") or request.endpoint in QUERY_IGNORED:
+        return
+    if request.args and request.routing_exception is None:
         raise validation_problem({"parameter": name, "detail": "unknown query parameter; this operation takes none"}
                                  for name in request.args)
 

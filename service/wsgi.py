@@ -4,7 +4,9 @@ An invalid ``PROFILES_FILE`` stops start-up: one JSON log line at level ``CRITIC
 stderr names the file, the profile, the knob and the problem, and the process exits with
 status 4, gunicorn's own code for "the application failed to load". With
 ``preload_app`` (gunicorn.conf.py) that is the master's exit status; without it the
-worker exits 4 and gunicorn's master stops with the same status.
+worker exits 4 and gunicorn's master stops with the same status. Every ``GNAU_*`` setting
+(``GNAU_CORS_ORIGINS`` included) is checked earlier, by gunicorn.conf.py (exit status 1);
+an invalid ``GNAU_CORS_ORIGINS`` reaching the app some other way stops it with status 4.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import logging
 import os
 
 from service.app import create_app
+from service.cors import CorsConfigError
 from service.observability import configure_logging
 from service.profiles import ProfilesFileError
 
@@ -24,4 +27,7 @@ try:
     app = create_app()
 except ProfilesFileError as exc:
     logging.getLogger("service.wsgi").critical("invalid PROFILES_FILE, not starting: %s", exc)
+    raise SystemExit(APP_LOAD_ERROR) from None
+except CorsConfigError as exc:
+    logging.getLogger("service.wsgi").critical("invalid GNAU_CORS_ORIGINS, not starting: %s", exc)
     raise SystemExit(APP_LOAD_ERROR) from None

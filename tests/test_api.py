@@ -265,16 +265,21 @@ def test_huge_inputs_give_one_error_not_thousands(client: FlaskClient) -> None:
     assert out["detail"] == "The request has 1500 problems; the first 100 are listed in errors."
 
 
-def test_amounts_stay_within_int64(client: FlaskClient) -> None:
+def test_amounts_stay_within_the_safe_integers(client: FlaskClient) -> None:
+    """Overrides are bounded (int64 per player), and a table that could settle beyond
+    2^53 - 1 is refused (tests/test_safe_integers.py has the exact bound)."""
     out = problem(client, "/v1/evaluations", {"hand": GOOD, "rules": {"payouts": {"five_dukes": 1001},
                                                                        "suited_multiplier": 11}}, status=400)
     assert sorted(pointers(out)) == ["/rules/payouts/five_dukes", "/rules/suited_multiplier"]
     body = {"dealer": {"hand": ["3S", "6H", "8D", "4C", "8H"]}, "decks": 8,
             "players": [{"hand": ["JH", "JH", "QH", "QH", "KH"], "stake": 10**12}] * 3,
             "rules": {"payouts": {"five_dukes": 1000}, "suited_bonus": "hand", "suited_multiplier": 10}}
+    out = problem(client, "/v1/settlements", body, status=400)
+    assert pointers(out) == ["/players"]  # 3 x 10^12 x 10,000 = 3 x 10^16 > 2^53 - 1
+    body["players"] = [{"hand": ["JH", "JH", "QH", "QH", "KH"], "stake": 300_000_000_000}] * 3
     out = client.post("/v1/settlements", json=body).get_json()
-    assert [p["amount"] for p in out["players"]] == [10**16] * 3
-    assert out["dealer"]["net"] == -3 * 10**16
+    assert [p["amount"] for p in out["players"]] == [3 * 10**15] * 3  # suited Five Dukes: 10,000x
+    assert out["dealer"]["net"] == -9 * 10**15
 
 
 def test_reads_take_no_query_and_double_slashes_are_not_redirected(client: FlaskClient) -> None:

@@ -241,3 +241,18 @@ def test_serve_runs_gunicorn_with_the_project_config(tmp_path: Path) -> None:
             stop(proc)
     assert proc.returncode == 0
     assert REPO.joinpath("gunicorn.conf.py").is_file()
+
+
+def test_settle_refuses_a_table_beyond_the_safe_integers_like_the_api(
+        capsys: pytest.CaptureFixture[str], api: FlaskClient, tmp_path: Path) -> None:
+    request = {"dealer": {"hand": ["3S", "6H", "8D", "4C", "8H"]},
+               "players": [{"hand": ["10H", "9S", "8S", "4D", "4H"], "stake": 10**12}],
+               "rules": {"payouts": {"no_ox": 1000}, "suited_bonus": "hand", "suited_multiplier": 10}}
+    path = tmp_path / "round.json"
+    path.write_text(json.dumps(request), encoding="utf-8")
+    status, out, err = gnau(capsys, "settle", "--file", str(path))
+    assert (status, out) == (2, "")
+    assert "/players" in err
+    assert "9007199254740991" in err
+    problem = api.post("/v1/settlements", json=request).get_json()
+    assert [e["pointer"] for e in problem["errors"]] == ["/players"]

@@ -3,6 +3,7 @@ honours it for generated valid and invalid requests (schemathesis, every check o
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -12,59 +13,15 @@ import yaml
 from hypothesis import HealthCheck, settings
 from openapi_spec_validator import validate
 from openapi_spec_validator.readers import read_from_filename
+from schemathesis.core.result import Ok
 
 from service.app import create_app
-from service.engine.cards import CARD_CODES, accepted_spellings
-from service.schemas import max_players
+from service.engine.cards import accepted_spellings
+from tests import contract_hooks
 
 SPEC = Path(__file__).resolve().parents[1] / "openapi.yaml"
 APP = create_app({"TESTING": True, "PROFILES_FILE": None})
 schema = schemathesis.openapi.from_wsgi("/openapi.yaml", APP)
-
-_CANONICAL = sorted(set(CARD_CODES.values()))
-_SPELLING = {code: text for text, code in sorted(CARD_CODES.items(), reverse=True)}
-
-
-def _repair(hands: list[list[Any]], decks: int) -> None:
-    """Replace cards used more than ``decks`` times (counted across ``hands``)."""
-    seen = dict.fromkeys(_CANONICAL, 0)
-    for hand in hands:
-        for i, token in enumerate(hand):
-            code = CARD_CODES.get(token) if isinstance(token, str) else None
-            if code is None:
-                continue
-            if seen[code] >= decks:
-                code = next(c for c in _CANONICAL if seen[c] < decks)
-                hand[i] = _SPELLING[code]
-            seen[code] += 1
-
-
-@schema.hook
-def map_case(context: Any, case: Any) -> Any:
-    """Keep positive (valid) cases valid for the rules JSON Schema cannot state: no card
-    beyond ``decks`` copies, no more players than the decks seat, ``no_ox`` ranked last."""
-    meta = case.meta
-    if meta is None or not meta.generation.mode.is_positive or not isinstance(case.body, dict):
-        return case
-    body = case.body
-    decks = body.get("decks", 1) if isinstance(body.get("decks", 1), int) else 1
-    rules = body.get("rules")
-    if isinstance(rules, dict) and isinstance(rules.get("ranking"), list) and "no_ox" in rules["ranking"]:
-        rules["ranking"] = [c for c in rules["ranking"] if c != "no_ox"] + ["no_ox"]
-    if isinstance(body.get("hand"), list):
-        dead = body.get("dead")
-        if isinstance(dead, list):  # POST /v1/odds: at least 5 cards left, copies across hand + dead
-            del dead[52 * decks - 10:]
-        _repair([body["hand"]] + ([dead] if isinstance(dead, list) else []), decks)
-    if isinstance(body.get("hands"), list):
-        for item in body["hands"]:
-            hand = item.get("hand") if isinstance(item, dict) else item
-            if isinstance(hand, list):
-                _repair([hand], decks)
-    if isinstance(body.get("players"), list) and isinstance(body.get("dealer"), dict):
-        del body["players"][max_players(decks):]
-        _repair([body["dealer"]["hand"]] + [p["hand"] for p in body["players"]], decks)
-    return case
 
 
 @schema.parametrize()
@@ -120,3 +77,71 @@ def test_card_enum_lists_every_accepted_spelling() -> None:
 def test_profile_enum_lists_every_builtin(profile: str) -> None:
     document = yaml.safe_load(SPEC.read_text(encoding="utf-8"))
     assert profile in document["components"]["parameters"]["Profile"]["schema"]["enum"]
+
+
+def test_schemathesis_covers_every_operation_including_the_document() -> None:
+    """schemathesis.toml selects GET /openapi.yaml, which schemathesis leaves out by default."""
+    results = list(schema.get_all_operations())
+    assert all(isinstance(result, Ok) for result in results), results
+    labels = sorted(result.ok().label for result in results if isinstance(result, Ok))
+    assert "GET /openapi.yaml" in labels
+    assert labels == sorted(f"{method} {path}" for path, method in _spec_operations())
+    assert len(labels) == 18
+
+
+def test_pytest_and_the_cli_share_one_hooks_file() -> None:
+    """The hooks imported here (registered globally) are the file schemathesis.toml names."""
+    config = tomllib.loads((SPEC.parent / "schemathesis.toml").read_text(encoding="utf-8"))
+    assert SPEC.parent / config["hooks"] == Path(contract_hooks.__file__)
+    assert config["operations"] == [{"include-path": "/openapi.yaml", "enabled": True}]
+
+
+def test_served_document_matches_its_declared_schema() -> None:
+    response = APP.test_client().get("/openapi.yaml")
+    document = yaml.safe_load(response.data)
+    declared = yaml.safe_load(SPEC.read_text(encoding="utf-8"))["paths"]["/openapi.yaml"]["get"]
+    declared_schema = declared["responses"]["200"]["content"]["application/yaml"]["schema"]
+    assert declared_schema["type"] == "object"
+    assert set(declared_schema["required"]) <= set(document)
+    assert document["openapi"] in declared_schema["properties"]["openapi"]["enum"]
+
+
+def test_every_path_parameter_has_an_example() -> None:
+    document = yaml.safe_load(SPEC.read_text(encoding="utf-8"))
+    components = document["components"]["parameters"]
+    for path, item in document["paths"].items():
+        for op in item.values():
+            for param in op.get("parameters", []):
+                param = components[param["$ref"].rsplit("/", 1)[1]] if "$ref" in param else param
+                if param["in"] == "path":
+                    assert "example" in param, f"{path} {param['name']}"  # Dredd needs one
+
+
+def test_every_get_that_refuses_a_query_string_documents_the_400() -> None:
+    document = yaml.safe_load(SPEC.read_text(encoding="utf-8"))
+    client = APP.test_client()
+    concrete = {"{name}": "standard", "{asset}": "index.css"}
+    for path, item in document["paths"].items():
+        if "get" not in item:
+            continue
+        url = path
+        for placeholder, value in concrete.items():
+            url = url.replace(placeholder, value)
+        status = client.get(f"{url}?cachebust=1").status_code
+        documented = set(item["get"]["responses"])
+        if path in ("/healthz", "/readyz", "/metrics"):
+            assert status == 200, path  # probes and scrapers: the query string is ignored
+            assert not any(code.startswith("4") for code in documented), path
+        else:
+            assert status == 400, path
+            assert "400" in documented, path
+
+
+def test_the_safe_integer_bound_is_in_the_contract() -> None:
+    document = yaml.safe_load(SPEC.read_text(encoding="utf-8"))
+    schemas = document["components"]["schemas"]
+    net = schemas["SettlementResponse"]["allOf"][1]["properties"]["dealer"]["properties"]["net"]
+    for field in (schemas["PlayerResult"]["properties"]["amount"], net):
+        assert (field["minimum"], field["maximum"]) == (-(2**53 - 1), 2**53 - 1)
+    assert "±(2^53 − 1)" in document["info"]["description"]
+    assert "9007199254740991" in document["paths"]["/v1/settlements"]["post"]["description"]

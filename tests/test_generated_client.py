@@ -3,8 +3,9 @@
 openapi-python-client (pinned in the dev extra) generates the client; generation must be
 clean: no warning at all, so nothing in the spec is skipped or misread. Two settings are
 generator choices, not spec fixes: ``literal_enums`` (the ``Card`` enum lists ``AC``,
-``Ac``, ``aC`` and ``ac``, which would collide as Python enum member names) and reading
-``application/yaml`` (``GET /openapi.yaml``) as text. The client is installed with pip into
+``Ac``, ``aC`` and ``ac``, which would collide as Python enum member names) and treating
+``application/yaml`` (``GET /openapi.yaml``) as structured data: the generator has no YAML
+decoder, so the driver decodes the YAML and builds the generated model from it. The client is installed with pip into
 a temporary venv (pip, setuptools to build it, and its dependencies httpx and attrs come
 from the project's environment through a ``.pth`` file, so nothing is downloaded), and ``generated_client_driver.py`` runs
 there against gunicorn on a free 127.0.0.1 port.
@@ -32,7 +33,7 @@ GENERATOR_CONFIG = {
     "project_name_override": "gnau-scoring-client",
     "package_name_override": "gnau_scoring_client",
     "literal_enums": True,
-    "content_type_overrides": {"application/yaml": "text/plain"},
+    "content_type_overrides": {"application/yaml": "application/json"},
 }
 
 
@@ -163,7 +164,12 @@ def test_operations_and_docs(seen: dict[str, list[dict[str, Any]]]) -> None:
     assert seen["health"][0]["body"] == {"status": "ok"}
     assert seen["readiness"][0]["body"] == {"status": "ready"}
     assert 'gnau_evaluations_total{category="five_dukes",profile="standard"}' in seen["metrics"][0]["body"]
-    assert seen["openapiDocument"][0]["body"].startswith("openapi: 3.0.3")
+    (document,) = seen["openapiDocument"]
+    assert (document["status"], document["model"]) == (200, "OpenapiDocumentResponse200")
+    assert document["content_type"] == "application/yaml"
+    assert document["body"]["openapi"] == "3.0.3"
+    assert document["body"]["info"]["title"] == "Gnau scoring service"
+    assert "/v1/settlements" in document["body"]["paths"]
     (home,) = seen["home"]
     assert (home["status"], home["location"]) == (302, "/docs")
     assert "/docs/swagger-ui-bundle.js" in seen["docsPage"][0]["body"]

@@ -306,6 +306,7 @@ def test_one_client_cannot_spend_the_budget_of_the_others(serve: Callable[..., S
     ("GNAU_WSGI_APP", "not an app"),
     ("GNAU_WORKER", "4"),
     ("GNAU_THREADS", "2"),
+    ("GNAU_CORS_ORIGINS", "https://game.example/"),
 ])
 def test_every_setting_is_checked_at_start(tmp_path: Path, name: str, value: str) -> None:
     result = run_gunicorn(tmp_path, {name: value})

@@ -21,10 +21,16 @@ from service.engine.compare import compare
 from service.engine.evaluate import Evaluation
 from service.engine.rules import Rules
 
-__all__ = ["MAX_STAKE", "Outcome", "PlayerResult", "Settlement", "settle"]
+__all__ = ["MAX_SAFE_INTEGER", "MAX_STAKE", "Outcome", "PlayerResult", "Settlement", "largest_payout", "settle",
+           "worst_case_amount"]
 
 #: The largest stake, in the caller's minor unit (RULES.md section 6).
 MAX_STAKE = 10**12
+
+#: The largest integer every JSON reader keeps exactly: 2^53 - 1 (I-JSON, RFC 7493 section
+#: 2.2; JavaScript's ``Number.MAX_SAFE_INTEGER``). No amount a settlement returns may exceed
+#: it in absolute value (RULES.md section 6).
+MAX_SAFE_INTEGER = 2**53 - 1
 
 Outcome = Literal["win", "lose", "push"]
 
@@ -102,3 +108,39 @@ def settle(dealer: Evaluation, players: Sequence[tuple[Evaluation, int]], rules:
     """
     results = tuple(settle_one(dealer, e, stake, rules) for e, stake in players)
     return Settlement(dealer, -sum(r.amount for r in results), results)
+
+
+def largest_payout(rules: Rules) -> int:
+    """The largest stake multiplier any hand can carry under ``rules``: the largest payout
+    of a category the rules enable (each ``single_ox_N`` counted for Single-Ox), times
+    ``suited_multiplier`` when a suited bonus is on (RULES.md sections 6 and 7).
+
+    >>> from service.engine.rules import PROFILES
+    >>> largest_payout(PROFILES["standard"].rules)      # Five Dukes pays 10
+    10
+    >>> from service.engine.rules import apply_overrides
+    >>> largest_payout(apply_overrides(PROFILES["standard"].rules, {"suited_bonus": "hand", "suited_multiplier": 3}))
+    30
+    """
+    payouts = [rules.payout("single_ox", n) for n in range(10)]
+    payouts += [rules.payouts[c] for c in rules.ranking if c != "single_ox" and rules.enabled(c)]
+    return max(payouts) * (rules.suited_multiplier if rules.suited_bonus != "none" else 1)
+
+
+def worst_case_amount(stakes: Sequence[int], rules: Rules) -> int:
+    """The largest absolute integer a settlement of these stakes could return, whatever the
+    hands: the dealer's net when every player wins (or loses) at :func:`largest_payout`,
+    ``sum(stakes) * largest_payout(rules)``. Every player's amount is at most this too.
+    A table is accepted only when this is at most :data:`MAX_SAFE_INTEGER`.
+
+    :param stakes: the players' stakes, positive integers in the caller's minor unit.
+    :param rules: the effective rules.
+    :return: a non-negative integer.
+
+    >>> from service.engine.rules import PROFILES
+    >>> worst_case_amount([100, 250], PROFILES["standard"].rules)
+    3500
+    >>> worst_case_amount([MAX_STAKE] * 82, PROFILES["standard"].rules) <= MAX_SAFE_INTEGER
+    True
+    """
+    return sum(stakes) * largest_payout(rules)

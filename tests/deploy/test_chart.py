@@ -307,6 +307,11 @@ def test_gunicorn_env_comes_from_values(default_render: Rendered, all_on_render:
     assert env["EXTRA_SETTING"] == "on"
 
 
+def test_cors_is_off_by_default_and_on_from_values(default_render: Rendered, all_on_render: Rendered) -> None:
+    assert "GNAU_CORS_ORIGINS" not in default_render.env()
+    assert all_on_render.env()["GNAU_CORS_ORIGINS"] == "https://game.example,http://localhost:3000"
+
+
 def test_env_values_are_strings(any_render: Rendered) -> None:
     for item in any_render.container["env"]:
         assert isinstance(item.get("value"), str), item

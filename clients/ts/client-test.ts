@@ -1,0 +1,204 @@
+// A typed TypeScript client of the service: types generated from openapi.yaml by
+// openapi-typescript (generated/gnau-scoring.d.ts), calls made with openapi-fetch.
+// `tsc --noEmit -p clients/ts` type-checks it; tests/test_ts_client.py compiles it and runs
+// it with node against a live gunicorn:  node clients/ts/build/client-test.js BASE_URL
+// Every check asserts a real value the service must give (RULES.md section 8 examples); the
+// last line printed is a JSON summary, {"ok": true, "checks": N, "operations": [...]}.
+
+import assert from "node:assert/strict";
+
+import createClient from "openapi-fetch";
+
+import type { components, paths } from "./generated/gnau-scoring.js";
+
+type Card = components["schemas"]["Card"];
+type Evaluation = components["schemas"]["Evaluation"];
+type Problem = components["schemas"]["Problem"];
+
+const base = process.argv[2];
+if (!base) {
+  console.error("usage: node client-test.js BASE_URL");
+  process.exit(2);
+}
+
+const client = createClient<paths>({ baseUrl: base });
+let checks = 0;
+const operations = new Set<string>();
+
+function check(condition: boolean, message: string): void {
+  assert.ok(condition, message);
+  checks += 1;
+}
+
+function same<T>(actual: T, expected: T, message: string): void {
+  assert.deepStrictEqual(actual, expected, message);
+  checks += 1;
+}
+
+function pointers(problem: Problem | undefined): Record<string, string> {
+  assert.ok(problem, "a problem body");
+  return Object.fromEntries((problem.errors ?? []).map((e) => [e.pointer ?? `?${e.parameter ?? ""}`, e.detail]));
+}
+
+// Every integer the service returns must be exact in JavaScript (openapi.yaml, I-JSON).
+function safeIntegers(value: unknown, where = ""): void {
+  if (typeof value === "number" && Number.isInteger(value)) {
+    check(Number.isSafeInteger(value), `${where} = ${value} is not a safe integer`);
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => safeIntegers(item, `${where}/${i}`));
+  } else if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) safeIntegers(item, `${where}/${key}`);
+  }
+}
+
+async function evaluations(): Promise<void> {
+  operations.add("evaluateHand");
+  const hand: Card[] = ["10S", "7H", "3D", "KC", "7D"];
+  const { data, response } = await client.POST("/v1/evaluations", {
+    body: { hand },
+    params: { header: { "X-Request-ID": "ts-client-1" } },
+  });
+  same(response.status, 200, "evaluateHand status");
+  same(response.headers.get("X-Request-ID"), "ts-client-1", "the request id is echoed");
+  assert.ok(data);
+  same([data.profile, data.label, data.category, data.payout], ["standard", "Single-Ox 0", "single_ox", 1],
+    "10S 7H 3D KC 7D: the 3 counts as 6 (RULES.md section 8)");
+  same(data.ox, { cards: ["7H", "3D", "7D"], points: [7, 6, 7] }, "ox cards and points");
+  same(data.power, { cards: ["10S", "KC"], points: [10, 10] }, "power cards and points");
+  same([data.nenku, data.suited], [false, false], "flags");
+  check(data.rules_digest.startsWith("sha256:"), "rules_digest");
+
+  const noSwap = await client.POST("/v1/evaluations", { body: { hand, rules: { three_six_swap: false } } });
+  same(noSwap.data?.label, "Single-Ox 7", "without the 3/6 swap");
+  same(noSwap.data?.rules?.three_six_swap, false, "the effective rules are echoed");
+
+  const bomb = await client.POST("/v1/evaluations", {
+    params: { query: { profile: "niu-niu" } },
+    body: { hand: ["JS", "JH", "JC", "JD", "QH"] },
+  });
+  same([bomb.data?.profile, bomb.data?.label, bomb.data?.payout, bomb.data?.ox], ["niu-niu", "Bomb J", 5, null],
+    "a Niu Niu bomb has no ox");
+
+  // Deliberately invalid: the types forbid "1S" and decks 9 is over the schema's maximum.
+  const bad = await client.POST("/v1/evaluations", { body: { hand: ["10S", "1S" as Card, "3D", "KC", "7D"], decks: 9 } });
+  same(bad.response.status, 400, "a bad card and bad decks");
+  same(bad.response.headers.get("Content-Type"), "application/problem+json", "problem media type");
+  same(bad.error?.type, "/problems/validation-error", "problem type");
+  const details = pointers(bad.error);
+  same(Object.keys(details).sort(), ["/decks", "/hand/1"], "every problem, by pointer");
+  check(details["/hand/1"]?.includes("'1S' is not a card") ?? false, "the card problem names the card");
+  same(details["/decks"], "must be an integer from 1 to 8", "the decks problem");
+
+  // Deliberately outside the contract (the types forbid it): listProfiles takes no query parameter.
+  const unknownQuery = await client.GET("/v1/profiles", { params: { query: { x: "1" } as never } });
+  same(unknownQuery.response.status, 400, "an unknown query parameter on an API operation");
+  same(unknownQuery.error?.errors?.[0]?.parameter, "x", "named by parameter");
+}
+
+async function batch(): Promise<void> {
+  operations.add("evaluateHands");
+  const { data } = await client.POST("/v1/evaluations/batch", {
+    body: { hands: [["10S", "9H", "8D", "4C", "4H"], ["3s", "6♥", "8D", "4C", "8h"]] },
+  });
+  same(data?.evaluations.map((e: Evaluation) => e.label), ["No Ox", "Double-Ox 8"], "batch labels");
+  same(data?.evaluations[1]?.hand, ["3S", "6H", "8D", "4C", "8H"], "canonical cards");
+}
+
+async function ranking(): Promise<void> {
+  operations.add("rankHands");
+  const { data } = await client.POST("/v1/rankings", {
+    body: {
+      hands: [
+        { id: "ann", hand: ["10S", "9H", "8D", "4C", "4H"] },
+        { id: "bo", hand: ["JS", "QH", "KD", "JC", "QD"] },
+        { hand: ["10S", "9H", "AD", "7C", "4H"] },
+      ],
+    },
+  });
+  assert.ok(data);
+  same(data.ranking.map((r) => [r.id, r.index, r.position, r.evaluation.label]), [
+    ["bo", 1, 1, "Five Dukes"], [null, 2, 2, "Single-Ox 1"], ["ann", 0, 3, "No Ox"],
+  ], "strongest first, competition positions, ids echoed");
+}
+
+async function settlement(): Promise<void> {
+  operations.add("settleRound");
+  const { data, response } = await client.POST("/v1/settlements", {
+    body: {
+      dealer: { hand: ["3S", "6H", "8D", "4C", "8H"] },
+      players: [
+        { id: "seat-1", hand: ["10H", "9S", "8S", "4D", "4H"], stake: 250 },
+        { id: "seat-2", hand: ["JS", "QH", "KD", "JC", "QD"], stake: 100 },
+      ],
+    },
+  });
+  same(response.status, 200, "settleRound status");
+  assert.ok(data);
+  same(data.dealer.evaluation.label, "Double-Ox 8", "the dealer's hand");
+  same(data.players.map((p) => [p.id, p.evaluation.label, p.stake, p.outcome, p.amount]), [
+    ["seat-1", "No Ox", 250, "lose", -500], ["seat-2", "Five Dukes", 100, "win", 1000],
+  ], "each player's outcome and amount");
+  same(data.dealer.net, -500, "the dealer's net is minus the players' sum");
+
+  // The largest table the bound allows settles exactly in JavaScript numbers.
+  const decks = 8;
+  const ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+  const deck = ranks.flatMap((r) => ["S", "H", "D", "C"].map((s) => (r + s) as Card));  // every spelling is a Card
+  const cards = Array.from({ length: decks }, () => deck).flat();
+  const hand = (i: number): Card[] => cards.slice(5 * i, 5 * i + 5);
+  const big = await client.POST("/v1/settlements", {
+    body: {
+      decks,
+      dealer: { hand: hand(0) },
+      players: Array.from({ length: 82 }, (_, i) => ({ id: `p${i}`, hand: hand(i + 1), stake: 999_999_999_999 })),
+    },
+  });
+  same(big.response.status, 200, "82 stakes of 999,999,999,999 under standard payouts");
+  assert.ok(big.data);
+  safeIntegers(big.data, "settlement");
+  const sum = big.data.players.reduce((total, p) => total + BigInt(p.amount), 0n);
+  same(BigInt(big.data.dealer.net), -sum, "zero-sum, exactly");
+
+  const tooBig = await client.POST("/v1/settlements", {
+    body: {
+      decks,
+      dealer: { hand: hand(0) },
+      players: Array.from({ length: 82 }, (_, i) => ({ hand: hand(i + 1), stake: 999_999_999_999 })),
+      rules: { payouts: { five_dukes: 1000 }, suited_bonus: "hand", suited_multiplier: 10 },
+    },
+  });
+  same(tooBig.response.status, 400, "a table that could settle beyond 2^53 - 1 is refused");
+  const problem = pointers(tooBig.error);
+  same(Object.keys(problem), ["/players"], "named by pointer");
+  check(problem["/players"]?.includes(String(Number.MAX_SAFE_INTEGER)) ?? false, "the problem names the bound");
+}
+
+async function profiles(): Promise<void> {
+  operations.add("listProfiles");
+  operations.add("getProfile");
+  const listing = await client.GET("/v1/profiles");
+  same(listing.data?.profiles.slice(0, 5).map((p) => p.name),
+    ["standard", "casino", "tens-are-dukes", "liberal", "niu-niu"], "the built-in profiles, in order");
+  const niu = await client.GET("/v1/profiles/{name}", { params: { path: { name: "niu-niu" } } });
+  same([niu.data?.name, niu.data?.builtin, niu.data?.rules.ties, niu.data?.rules.bomb], ["niu-niu", true, "high_card", true],
+    "the niu-niu profile");
+  const missing = await client.GET("/v1/profiles/{name}", { params: { path: { name: "vegas" } } });
+  same(missing.response.status, 404, "an unknown profile");
+  same(missing.error?.type, "/problems/unknown-profile", "its problem type");
+  check(missing.error?.detail.includes("'vegas'") ?? false, "the problem names the profile");
+}
+
+async function operationsEndpoints(): Promise<void> {
+  operations.add("health");
+  // A cache-busting parameter, outside the contract: probes ignore it.
+  const health = await client.GET("/healthz", { params: { query: { cachebust: "1" } as never } });
+  same([health.response.status, health.data?.status], [200, "ok"], "a probe's query string is ignored");
+}
+
+await evaluations();
+await batch();
+await ranking();
+await settlement();
+await profiles();
+await operationsEndpoints();
+console.log(JSON.stringify({ ok: true, checks, operations: [...operations].sort() }));

@@ -1,0 +1,101 @@
+"""Schemathesis hooks for the rules JSON Schema cannot state, shared by the CLI and pytest.
+
+``schemathesis.toml`` (at the repository root) loads this file, so the bare CLI run
+
+    st run http://127.0.0.1:8000/openapi.yaml --checks all
+
+generates valid requests that are really valid; ``tests/test_contract.py`` imports it for the
+in-process run. It keeps *positive* (valid) cases valid for the three cross-field rules of
+openapi.yaml that a schema cannot express (RULES.md sections 1, 6 and 7):
+
+- a card appears at most ``decks`` times in a hand (across the whole table for settlements,
+  across ``hand`` and ``dead`` for odds, where at most ``52 × decks − 10`` cards are dead);
+- a table seats at most ``floor(52 × decks / 5) − 1`` players besides the dealer, and the
+  sum of the stakes times the largest payout stays within 2^53 − 1;
+- an overridden ``ranking`` ends with ``no_ox``.
+
+Negative (invalid) cases are left alone. The file needs only schemathesis: it does not
+import the service, so a consumer can run it from a checkout against any server.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import schemathesis
+
+__all__ = ["canonical", "map_case"]
+
+_RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+_SUITS = {"S": "S", "H": "H", "D": "D", "C": "C", "♠": "S", "♥": "H", "♦": "D", "♣": "C"}
+_DECK = [rank + suit for rank in _RANKS for suit in "SHDC"]
+_SAFE = 2**53 - 1
+_MAX_STAKE = 10**12
+# The largest payout the schema allows (1,000) times the largest suited multiplier (10).
+_WORST_MULTIPLIER = 1000 * 10
+
+
+def canonical(token: object) -> str | None:
+    """The canonical card of an accepted spelling (``'tH'`` → ``'10H'``), else ``None``.
+
+    >>> canonical("tH"), canonical("a♠"), canonical("0d"), canonical("1S")
+    ('10H', 'AS', '10D', None)
+    """
+    if not isinstance(token, str) or len(token) < 2:
+        return None
+    rank, suit = token[:-1].upper(), _SUITS.get(token[-1].upper())
+    rank = "10" if rank in ("T", "0") else rank
+    return rank + suit if rank in _RANKS and suit else None
+
+
+def _repair(hands: list[list[Any]], decks: int) -> None:
+    """Replace cards used more than ``decks`` times (counted across ``hands``)."""
+    seen = dict.fromkeys(_DECK, 0)
+    for hand in hands:
+        for i, token in enumerate(hand):
+            card = canonical(token)
+            if card is None:
+                continue
+            if seen[card] >= decks:
+                card = next(c for c in _DECK if seen[c] < decks)
+                hand[i] = card
+            seen[card] += 1
+
+
+def _repair_table(body: dict[str, Any], decks: int) -> None:
+    players = body["players"]
+    del players[52 * decks // 5 - 1:]
+    hands = [body["dealer"]["hand"]] + [p["hand"] for p in players if isinstance(p, dict)]
+    _repair([h for h in hands if isinstance(h, list)], decks)
+    # 82 stakes of up to 10^12 at a 10,000x payout could settle beyond 2^53 - 1: keep the
+    # table's worst case inside, whatever rules the case overrides.
+    cap = max(1, _SAFE // _WORST_MULTIPLIER // max(1, len(players)))
+    for p in players:
+        if isinstance(p, dict) and isinstance(p.get("stake"), int) and p["stake"] > cap:
+            p["stake"] = min(cap, _MAX_STAKE)
+
+
+@schemathesis.hook
+def map_case(context: Any, case: Any) -> Any:
+    """Keep positive cases valid for the rules JSON Schema cannot state (module docstring)."""
+    meta = case.meta
+    if meta is None or not meta.generation.mode.is_positive or not isinstance(case.body, dict):
+        return case
+    body = case.body
+    decks = body.get("decks", 1) if isinstance(body.get("decks", 1), int) else 1
+    rules = body.get("rules")
+    if isinstance(rules, dict) and isinstance(rules.get("ranking"), list) and "no_ox" in rules["ranking"]:
+        rules["ranking"] = [c for c in rules["ranking"] if c != "no_ox"] + ["no_ox"]
+    if isinstance(body.get("hand"), list):
+        dead = body.get("dead")
+        if isinstance(dead, list):  # POST /v1/odds: at least 5 cards left, copies across hand + dead
+            del dead[52 * decks - 10:]
+        _repair([body["hand"]] + ([dead] if isinstance(dead, list) else []), decks)
+    if isinstance(body.get("hands"), list):
+        for item in body["hands"]:
+            hand = item.get("hand") if isinstance(item, dict) else item
+            if isinstance(hand, list):
+                _repair([hand], decks)
+    if isinstance(body.get("players"), list) and isinstance(body.get("dealer"), dict):
+        _repair_table(body, decks)
+    return case
