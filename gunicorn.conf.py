@@ -91,9 +91,13 @@ control_socket_disable = True  # no gunicornc socket: nothing to write under $HO
 
 
 def pre_fork(server: Any, worker: Any) -> None:
-    """Move everything loaded so far (the app and its tables) out of the collector's way:
-    frozen objects are never scanned again, so collections in the workers stay cheap and
-    pages stay shared (the gc.freeze pattern for preloaded apps)."""
+    """Give the worker its slot on the connection board (balanced accepting), and move
+    everything loaded so far (the app and its tables) out of the collector's way: frozen
+    objects are never scanned again, so collections in the workers stay cheap and pages
+    stay shared (the gc.freeze pattern for preloaded apps)."""
+    from service.gunicorn_worker import assign_slot
+
+    assign_slot(server, worker)
     gc.freeze()
 
 
@@ -137,7 +141,11 @@ def worker_exit(server: Any, worker: Any) -> None:
 
 
 def child_exit(server: Any, worker: Any) -> None:
-    """Drop a dead worker's live gauges (prometheus_client multiprocess mode)."""
+    """Free a dead worker's slot on the connection board and drop its live gauges
+    (prometheus_client multiprocess mode)."""
     from prometheus_client import multiprocess
 
+    from service.gunicorn_worker import release_slot
+
+    release_slot(worker)
     multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]

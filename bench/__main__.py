@@ -88,13 +88,15 @@ How it is measured:
   `GNAU_WORKERS=1`: request parsing, validation, evaluation and the 2 MB response
   included. The slow-clients row holds 200 idle connections and 50 requests that sent
   8 of 100 body bytes open on the service while wrk runs the half-load pace.
-- **The accept race.** gunicorn's workers race to accept new
-  connections, and keep-alive keeps each connection on the worker that accepted it. Now
-  and then one worker wins every connection wrk opens and the run measures half the
-  server (seen here with 16, 32 and 64 connections). The access log names the worker of
-  every request, so such a run is made again, for the echo floor and the service alike;
-  the table counts them. Clients that hold a few long-lived connections (a game server's
-  pool) can meet the same imbalance in production.
+- **Balance.** All workers accept from one socket and keep-alive keeps each connection
+  on the worker that accepted it; left alone, the worker that happens to be running when
+  a burst of connections arrives takes them all (4 connections opened at once all landed
+  on one worker here). Each worker counts its open connections on a board shared by all
+  workers and holds off accepting while it holds more than the least loaded one
+  (`service/gunicorn_worker.py`). The balance rows open 4, 16 and 64 keep-alive
+  connections at once and report the busiest worker's share of the requests (from the
+  access log, which names the worker of every request); every other load run is checked
+  the same way, and nothing is ever run again.
 """
 
 

@@ -1,23 +1,51 @@
-"""The gunicorn worker class the service runs: gevent's, answering gunicorn's own errors
-(those raised before the app sees a request: a malformed request line or header, a
-request line over 4,094 bytes, too many or too large headers) as problem details like
-every other error, instead of gunicorn's small HTML page.
+"""The gunicorn worker class the service runs: gevent's, with two changes.
 
-gunicorn.conf.py names it: ``worker_class = "service.gunicorn_worker.Worker"``.
+**Balanced accepting.** All workers accept from one listening socket, and keep-alive keeps
+each connection on the worker that accepted it. Left alone, whichever worker the kernel
+happens to run when a burst of connections arrives takes most of them (a game server that
+opens a pool of 16 connections at once can land all 16 on one worker, which then does all
+the work while the others idle). Each worker counts its open connections on a small board
+shared by all workers (an anonymous shared mapping made in the master before any fork);
+a worker that holds more connections than the least loaded live worker holds off
+accepting for 2 ms at a time, so the next connection goes to a worker behind it. It never
+holds off for more than 50 ms in a row (the others may be busy computing), so a
+connection is never refused or left waiting for long.
+
+**Problem details before the app.** Errors gunicorn raises before the app sees a
+request (a malformed request line or header, a request line over 4,094 bytes, too many or
+too large headers) are answered as problem details like every other error, instead of
+gunicorn's small HTML page.
+
+gunicorn.conf.py names it (``worker_class = "service.gunicorn_worker.Worker"``) and gives
+each worker its slot on the board (:func:`assign_slot`, from its ``pre_fork`` hook).
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
+import mmap
 import socket
+import time
 from typing import Any
 
+from gevent.server import StreamServer
 from gunicorn import util
+from gunicorn.workers import ggevent
 from gunicorn.workers.ggevent import GeventWorker
 
 from service.engine.text import clip
 
-__all__ = ["Worker", "write_problem"]
+__all__ = ["MAX_SLOTS", "Worker", "assign_slot", "release_slot", "write_problem"]
+
+#: The most workers one master runs with balanced accepting (GNAU_WORKERS is at most 64).
+MAX_SLOTS = 64
+_HOLD_OFF = 0.002  # seconds a worker ahead of the others waits before it looks again
+_MAX_HOLD_OFF = 0.05  # never waits longer than this in a row
+
+# [0, MAX_SLOTS): open connections per slot; [MAX_SLOTS, 2 MAX_SLOTS): 1 where a live worker sits.
+_BOARD_MAP = mmap.mmap(-1, ctypes.sizeof(ctypes.c_int64) * 2 * MAX_SLOTS)
+_BOARD = (ctypes.c_int64 * (2 * MAX_SLOTS)).from_buffer(_BOARD_MAP)
 
 _TYPES = {
     400: "/problems/bad-request",
@@ -27,6 +55,53 @@ _TYPES = {
     431: "/problems/header-fields-too-large",
     501: "/problems/not-implemented",
 }
+
+
+def assign_slot(server: Any, worker: Any) -> None:
+    """Give ``worker`` the lowest slot no other live worker of ``server`` holds (in the
+    master, before the fork); its count starts at 0."""
+    taken = {getattr(w, "gnau_slot", None) for w in server.WORKERS.values()}
+    slot = next(i for i in range(MAX_SLOTS) if i not in taken)
+    worker.gnau_slot = slot
+    _BOARD[slot] = 0
+    _BOARD[MAX_SLOTS + slot] = 1
+
+
+def release_slot(worker: Any) -> None:
+    """Mark a dead worker's slot free (in the master, when the worker has exited)."""
+    slot = getattr(worker, "gnau_slot", None)
+    if slot is not None:
+        _BOARD[MAX_SLOTS + slot] = 0
+        _BOARD[slot] = 0
+
+
+def _ahead(slot: int) -> bool:
+    """Whether the worker in ``slot`` holds more connections than the least loaded other
+    live worker."""
+    others = [_BOARD[i] for i in range(MAX_SLOTS) if i != slot and _BOARD[MAX_SLOTS + i]]
+    return bool(others) and _BOARD[slot] > min(others)
+
+
+class _BalancedStreamServer(StreamServer):  # type: ignore[misc]
+    """gevent's StreamServer that holds off accepting while its worker is ahead."""
+
+    slot: int | None = None
+    _held_since: float | None = None
+
+    def _do_read(self) -> None:
+        slot = self.slot
+        if slot is not None and _ahead(slot):
+            now = time.monotonic()
+            since = self._held_since
+            if since is None:
+                self._held_since = since = now
+            if now - since < _MAX_HOLD_OFF:
+                self.stop_accepting()
+                self._timer = self.loop.timer(_HOLD_OFF)
+                self._timer.start(self._start_accepting_if_started)
+                return
+        self._held_since = None
+        super()._do_read()
 
 
 def write_problem(sock: socket.socket, status_int: int, reason: str, mesg: str) -> None:
@@ -50,8 +125,27 @@ def write_problem(sock: socket.socket, status_int: int, reason: str, mesg: str) 
 
 
 class Worker(GeventWorker):  # type: ignore[misc]
-    """gunicorn's gevent worker; its pre-app errors are problem details."""
+    """gunicorn's gevent worker with balanced accepting and problem-details errors."""
+
+    gnau_slot: int | None = None
 
     def init_process(self) -> Any:
         util.write_error = write_problem  # gunicorn's base worker calls util.write_error
+        slot = self.gnau_slot
+
+        class Server(_BalancedStreamServer):
+            pass
+
+        Server.slot = slot
+        ggevent.StreamServer = Server  # the worker's run() builds its servers from this name
         return super().init_process()
+
+    def handle(self, listener: Any, client: Any, addr: Any) -> Any:
+        slot = self.gnau_slot
+        if slot is None:
+            return super().handle(listener, client, addr)
+        _BOARD[slot] += 1
+        try:
+            return super().handle(listener, client, addr)
+        finally:
+            _BOARD[slot] -= 1

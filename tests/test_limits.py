@@ -23,6 +23,7 @@ import sys
 import threading
 import time
 import tracemalloc
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -581,3 +582,31 @@ def test_engine_caches_are_safe_under_threads() -> None:
         thread.join(timeout=240)
     assert not errors, errors
     assert len(tables.cached_rules()) <= len(PROFILES) + 8
+
+
+# ------------------------------------------------------- balanced accepting
+
+
+@pytest.mark.parametrize("connections", [4, 16])
+def test_connections_opened_at_once_are_spread_over_the_workers(serve: Callable[..., Server],
+                                                                connections: int) -> None:
+    server = serve()
+    body = json.dumps({"hand": TONKU}).encode()
+    opened = [http.client.HTTPConnection("127.0.0.1", server.port, timeout=15) for _ in range(connections)]
+    for conn in opened:
+        conn.connect()
+    time.sleep(0.5)  # every connection accepted before the first request
+    before = len(server.access())
+    requests = 20
+    for _ in range(requests):
+        for conn in opened:  # the same number of requests on every connection
+            conn.request("POST", "/v1/evaluations", body=body, headers={"Content-Type": "application/json"})
+            response = conn.getresponse()
+            assert response.status == 200
+            response.read()
+    for conn in opened:
+        conn.close()
+    wait_until(lambda: len(server.access()) - before >= requests * connections, 10, "the access log")
+    served = Counter(r["pid"] for r in server.access()[before:])
+    assert len(served) == 2, served
+    assert max(served.values()) == requests * connections // 2, served
