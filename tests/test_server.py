@@ -367,10 +367,11 @@ def test_sigterm_drains_then_exits_zero(serve: Callable[..., Server]) -> None:
 
 
 def test_readyz_is_503_during_drain_and_healthz_stays_200(serve: Callable[..., Server]) -> None:
-    server = serve(GNAU_DRAIN_SECONDS="2", GNAU_GRACEFUL_TIMEOUT="2")
+    # A drain long enough for the checks below on a loaded machine (each is a few ms).
+    server = serve(GNAU_DRAIN_SECONDS="6", GNAU_GRACEFUL_TIMEOUT="2")
     assert server.call("GET", "/readyz").json() == {"status": "ready"}
     server.proc.send_signal(signal.SIGTERM)
-    wait_until(lambda: server.call("GET", "/readyz", timeout=1).status == 503, 2, "/readyz to turn 503")
+    wait_until(lambda: server.call("GET", "/readyz", timeout=3).status == 503, 3, "/readyz to turn 503")
     reply = server.call("GET", "/readyz", headers={"X-Request-ID": "probe-1"})
     assert reply.status == 503
     assert reply.headers["content-type"] == "application/problem+json"
