@@ -52,7 +52,7 @@ from service.schemas import (
 from service.scoring import Scoring, cards, load_body, ranking_answer, settlement_answer
 from service.serialize import evaluation_dict
 
-__all__ = ["InputError", "cli", "main", "parse_player", "split_cards"]
+__all__ = ["InputError", "apply_bets", "cli", "main", "parse_player", "split_cards"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -268,18 +268,24 @@ def ranking_text(body: Mapping[str, Any]) -> str:
 
 
 def settlement_text(body: Mapping[str, Any]) -> str:
-    """The ``settle`` table: the dealer, then each player's result."""
-    d = body["dealer"]["evaluation"]
+    """The ``settle`` table: the dealer, then each player's result, then the house's take.
+
+    Money columns (RULES.md section 6.2): ``gross`` before commission, ``commission`` to
+    the house, ``amount`` what the seat receives (the dealer's net on the dealer's row).
+    """
+    dealer = body["dealer"]
+    d = dealer["evaluation"]
     rows: list[Sequence[object]] = [("seat", "hand", "label", "ox (points)", "power (points)", "payout", "stake",
-                                     "outcome", "amount")]
+                                     "bet", "outcome", "gross", "commission", "amount")]
     rows.append(("dealer", " ".join(d["hand"]), d["label"] + _flags(d), _formation_text(d, "ox"),
-                 _formation_text(d, "power"), f"{d['payout']}x", "", "", f"{body['dealer']['net']:+d}"))
+                 _formation_text(d, "power"), f"{d['payout']}x", "", "", "", f"{dealer['gross']:+d}",
+                 dealer["commission"], f"{dealer['net']:+d}"))
     for i, p in enumerate(body["players"]):
         e = p["evaluation"]
         rows.append((p["id"] if p["id"] is not None else f"#{i}", " ".join(e["hand"]), e["label"] + _flags(e),
                      _formation_text(e, "ox"), _formation_text(e, "power"), f"{e['payout']}x", p["stake"],
-                     p["outcome"], f"{p['amount']:+d}"))
-    return f"profile {body['profile']}\n{_table(rows)}"
+                     p["bet"], p["outcome"], f"{p['gross']:+d}", p["commission"], f"{p['amount']:+d}"))
+    return f"profile {body['profile']}\n{_table(rows)}\nhouse (commission) {body['house']}"
 
 
 # --------------------------------------------------------------------------------------
@@ -344,23 +350,52 @@ def rank(hands: tuple[str, ...], path: str | None, profile: str, decks: int | No
         click.echo(ranking_text(body))
 
 
+def apply_bets(players: list[dict[str, Any]], bets: Sequence[str]) -> None:
+    """Give the ``--bet`` values to the ``--player`` entries: one for every player, or one
+    each in order. A value is passed on as written, so the request's check names a bad one.
+
+    :raises InputError: another number of ``--bet`` values.
+
+    >>> seats = [{"stake": 1}, {"stake": 2}]
+    >>> apply_bets(seats, ["equal", "double"]); [p["bet"] for p in seats]
+    ['equal', 'double']
+    >>> apply_bets(seats, ["equal"]); [p["bet"] for p in seats]
+    ['equal', 'equal']
+    """
+    if not bets:
+        return
+    if len(bets) not in (1, len(players)):
+        raise InputError(f"give --bet once (for every player) or once per --player in order: "
+                         f"{len(bets)} --bet for {len(players)} --player")
+    for player, bet in zip(players, list(bets) * len(players) if len(bets) == 1 else bets, strict=False):
+        player["bet"] = bet
+
+
 @cli.command(name="settle")
 @click.option("--dealer", metavar="CARDS", help="The dealer's five cards.")
 @click.option("--player", "players", metavar="[ID:]STAKE:CARDS", multiple=True,
               help="A player (repeat for each), e.g. --player 'ann:100:AS KH 10D 3C 6S'.")
-@click.option("--file", "path", metavar="FILE", help="A settlement request body (JSON, - for stdin).")
+@click.option("--bet", "bets", metavar="double|equal", multiple=True,
+              help="The bet (RULES.md 6.1; default double): once for every player, or once per --player in order.")
+@click.option("--file", "path", metavar="FILE", help="A settlement request body (JSON, - for stdin); bets go "
+              "in it (\"bet\" per player).")
 @scoring_options
-def settle_command(dealer: str | None, players: tuple[str, ...], path: str | None, profile: str,
-                   decks: int | None, rules: str | None, as_json: bool) -> None:
-    """Settle a round: each player against the dealer (amounts in the stake's unit)."""
-    if path is not None and (dealer is not None or players):
-        raise InputError("give --dealer and --player, or --file, not both")
+def settle_command(dealer: str | None, players: tuple[str, ...], bets: tuple[str, ...], path: str | None,
+                   profile: str, decks: int | None, rules: str | None, as_json: bool) -> None:
+    """Settle a round: each player against the dealer (amounts in the stake's unit).
+
+    The table shows each seat's gross result, the house's commission and the amount it
+    receives (the dealer's net on its row), then the house's total.
+    """
+    if path is not None and (dealer is not None or players or bets):
+        raise InputError("give --dealer, --player and --bet, or --file, not both")
     if path is not None:
         body = read_body(path)
     elif dealer is None or not players:
         raise InputError("give --dealer CARDS and at least one --player [ID:]STAKE:CARDS (or --file)")
     else:
         body = {"dealer": {"hand": split_cards(dealer)}, "players": [parse_player(p) for p in players]}
+        apply_bets(body["players"], bets)
     body = settlement_body(_with_options(body, decks, rules), profile)
     if as_json:
         _emit_json(body)

@@ -16,16 +16,19 @@ from marshmallow import Schema, ValidationError
 from service.engine.cards import CARDS, Card
 from service.engine.compare import rank_hands
 from service.engine.evaluate import Evaluation
+from service.engine.exposure import table_exposure
 from service.engine.rules import Profile, Rules, RulesError, apply_overrides
 from service.engine.settle import settle
 from service.engine.tables import evaluator
 from service.problems import ErrorItem, flatten_messages, pointer
-from service.schemas import RankingResponseSchema, SettlementResponseSchema
+from service.schemas import ExposureResponseSchema, RankingResponseSchema, SettlementResponseSchema
 
-__all__ = ["Scoring", "cards", "evaluate_all", "load_body", "ranking_answer", "settlement_answer"]
+__all__ = ["Scoring", "cards", "evaluate_all", "exposure_answer", "load_body", "ranking_answer",
+           "settlement_answer"]
 
 _RANKING_OUT = RankingResponseSchema()
 _SETTLEMENT_OUT = SettlementResponseSchema()
+_EXPOSURE_OUT = ExposureResponseSchema()
 
 
 @dataclass(frozen=True)
@@ -35,7 +38,8 @@ class Scoring:
     :param data: the loaded body.
     :param profile: the selected profile.
     :param rules: the effective rules (profile plus the request's overrides).
-    :param context: the ``profile``, ``rules_digest`` (and ``rules``) members of the answer.
+    :param context: the ``profile``, ``rules_digest`` (and, when the request gave
+        ``rules``, the effective ``rules`` and their ``max_payout``) members of the answer.
     """
 
     data: dict[str, Any]
@@ -84,6 +88,7 @@ def load_body(schema: Schema, body: Any, profile_name: str, profiles: Mapping[st
     context: dict[str, Any] = {"profile": profile.name, "rules_digest": rules.digest()}
     if isinstance(body, dict) and body.get("rules") is not None:
         context["rules"] = rules.as_dict()
+        context["max_payout"] = rules.max_payout
     return Scoring(data, profile, rules, context)
 
 
@@ -112,11 +117,31 @@ def settlement_answer(s: Scoring) -> tuple[dict[str, Any], list[Evaluation]]:
     """The answer of ``POST /v1/settlements`` and the evaluations it made (dealer first)."""
     players = s.data["players"]
     evaluations = evaluate_all([s.data["dealer"]["hand"]] + [p["hand"] for p in players], s.rules)
+    bets = [p["bet"] for p in players]
     result = settle(evaluations[0], [(e, p["stake"]) for e, p in zip(evaluations[1:], players, strict=True)],
-                    s.rules)
+                    s.rules, bets)
+    exposure = table_exposure([(p["stake"], bet) for p, bet in zip(players, bets, strict=True)], s.rules)
     answer: dict[str, Any] = _SETTLEMENT_OUT.dump(s.context | {
-        "dealer": {"evaluation": result.dealer, "net": result.dealer_net},
-        "players": [{"id": p["id"], "evaluation": r.evaluation, "stake": r.stake, "outcome": r.outcome,
-                     "amount": r.amount} for p, r in zip(players, result.players, strict=True)],
+        "dealer": {"evaluation": result.dealer, "gross": result.dealer_gross, "commission": result.dealer_commission,
+                   "net": result.dealer_net, "exposure": exposure.dealer},
+        "players": [{"id": p["id"], "evaluation": r.evaluation, "stake": r.stake, "bet": r.bet,
+                     "outcome": r.outcome, "gross": r.gross, "commission": r.commission, "amount": r.amount,
+                     "exposure": x}
+                    for p, r, x in zip(players, result.players, exposure.players, strict=True)],
+        "house": result.house,
     })
     return answer, evaluations
+
+
+def exposure_answer(s: Scoring) -> dict[str, Any]:
+    """The answer of ``POST /v1/exposures``: each seat's and the dealer's exposure
+    (RULES.md section 6.3) and the rules' ``max_payout``."""
+    seats = s.data["players"]
+    exposure = table_exposure([(p["stake"], p["bet"]) for p in seats], s.rules)
+    answer: dict[str, Any] = _EXPOSURE_OUT.dump(s.context | {
+        "max_payout": s.rules.max_payout,
+        "dealer": {"exposure": exposure.dealer},
+        "players": [{"id": p["id"], "stake": p["stake"], "bet": p["bet"], "exposure": x}
+                    for p, x in zip(seats, exposure.players, strict=True)],
+    })
+    return answer

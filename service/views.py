@@ -18,12 +18,13 @@ from service.profiles import ProfileRegistry, openapi_with_profiles
 from service.schemas import (
     BatchRequestSchema,
     EvaluationRequestSchema,
+    ExposureRequestSchema,
     ProfileListSchema,
     ProfileSchema,
     RankingRequestSchema,
     SettlementRequestSchema,
 )
-from service.scoring import Scoring, load_body, ranking_answer, settlement_answer
+from service.scoring import Scoring, exposure_answer, load_body, ranking_answer, settlement_answer
 from service.serialize import evaluation_dicts
 
 __all__ = ["api", "ops"]
@@ -37,6 +38,7 @@ _SCHEMAS = {
     "batch": BatchRequestSchema(),
     "ranking": RankingRequestSchema(),
     "settlement": SettlementRequestSchema(),
+    "exposure": ExposureRequestSchema(),
 }
 _OUT = {
     "profile": ProfileSchema(),
@@ -148,7 +150,8 @@ def reject_query_on_reads() -> None:
 def load_scoring(kind: str) -> Scoring:
     """Parse a scoring request: query parameters, body, profile and rule overrides.
 
-    :param kind: which request schema: ``evaluation``, ``batch``, ``ranking`` or ``settlement``.
+    :param kind: which request schema: ``evaluation``, ``batch``, ``ranking``, ``settlement``
+        or ``exposure`` (and the analyses' kinds).
     :raises ProblemError: naming every problem found.
     """
     body = read_json()
@@ -206,6 +209,12 @@ def settle_round() -> Response:
     answer, evaluations = settlement_answer(s)
     current_app.extensions["gnau.observe"](s.profile.name, evaluations)
     return json_response(answer)
+
+
+@api.post("/exposures")
+def table_exposures() -> Response:
+    """What each seat and the dealer could lose and win before the deal (openapi: ``tableExposures``)."""
+    return json_response(exposure_answer(load_scoring("exposure")))
 
 
 @api.get("/profiles")

@@ -160,7 +160,7 @@ def test_profiles_agree_with_the_api(capsys: pytest.CaptureFixture[str], api: Fl
     status, out, _ = gnau(capsys, "profiles")
     assert status == 0
     assert [line.split()[0] for line in out.splitlines()] == [
-        "name", "standard", "casino", "tens-are-dukes", "liberal", "niu-niu"]
+        "name", "standard", "casino", "tens-are-dukes", "liberal", "niu-niu", "bull-bull"]
     status, out, _ = gnau(capsys, "profiles", "niu-niu")
     assert status == 0
     assert "ties                   high_card" in out

@@ -1,4 +1,4 @@
-"""Settling a round against the dealer (RULES.md section 6).
+"""Settling a round against the dealer (RULES.md section 6, bets 6.1, commission 6.2).
 
 >>> from service.engine.cards import parse_hand
 >>> from service.engine.rules import PROFILES
@@ -7,8 +7,8 @@
 >>> dealer = evaluate(parse_hand("10S 9H 8D 4C 4H".split()), std)     # No Ox
 >>> player = evaluate(parse_hand("10H 9D AD 7C 4S".split()), std)     # Single-Ox 1
 >>> s = settle(dealer, [(player, 1)], std)
->>> s.players[0].outcome, s.players[0].amount, s.dealer_net
-('win', 1, -1)
+>>> s.players[0].outcome, s.players[0].amount, s.dealer_net, s.house
+('win', 1, -1, 0)
 """
 
 from __future__ import annotations
@@ -19,86 +19,169 @@ from typing import Literal
 
 from service.engine.compare import compare
 from service.engine.evaluate import Evaluation
-from service.engine.rules import Rules
+from service.engine.rules import MAX_BPS, Rules
 
-__all__ = ["MAX_STAKE", "Outcome", "PlayerResult", "Settlement", "settle"]
+__all__ = ["BETS", "MAX_STAKE", "Bet", "Outcome", "PlayerResult", "Settlement", "commission", "settle"]
 
 #: The largest stake, in the caller's minor unit (RULES.md section 6).
 MAX_STAKE = 10**12
 
 Outcome = Literal["win", "lose", "push"]
+Bet = Literal["double", "equal"]
+#: The bet types (RULES.md section 6.1); ``double`` is the default.
+BETS: tuple[Bet, ...] = ("double", "equal")
 
 
-@dataclass(frozen=True)
+def commission(gross: int, bps: int) -> int:
+    """The house's commission on a positive ``gross`` result (RULES.md section 6.2).
+
+    ``floor(gross * bps / 10,000)`` for ``gross > 0``, else 0: rounding is always down, so
+    nobody pays more than the stated rate.
+
+    :param gross: the result before commission, an integer in the minor unit.
+    :param bps: the rate in basis points, 0..10,000.
+    :return: the commission, an integer from 0 to ``gross``.
+
+    >>> commission(3000, 500), commission(19, 500), commission(20, 500), commission(-500, 500)
+    (150, 0, 1, 0)
+    """
+    if gross <= 0 or not bps:
+        return 0
+    return gross * bps // MAX_BPS
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerResult:
     """One player's result.
 
     :param evaluation: the player's hand.
     :param stake: the stake, a positive integer in the caller's minor unit.
     :param outcome: ``'win'``, ``'lose'`` or ``'push'``.
-    :param amount: signed from the player's side, in the stake's unit: positive when the
-        dealer pays, negative when the player pays, 0 on a push.
+    :param amount: what the player receives, signed from the player's side, in the
+        stake's unit: ``gross - commission`` (positive when the player wins, negative when
+        the player pays, 0 on a push).
+    :param bet: ``'double'`` or ``'equal'`` (RULES.md section 6.1).
+    :param gross: the result before commission: ``stake * payout`` of the collecting hand
+        (``double``) or ``stake`` (``equal``), signed like ``amount``.
+    :param commission: what the house takes from the player's win (0 unless ``gross > 0``).
     """
 
     evaluation: Evaluation
     stake: int
     outcome: Outcome
     amount: int
+    bet: Bet = "double"
+    gross: int = 0
+    commission: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Settlement:
-    """A settled round.
+    """A settled round (RULES.md section 6.2).
 
     :param dealer: the dealer's hand.
-    :param dealer_net: minus the sum of the players' amounts (zero-sum).
+    :param dealer_net: what the dealer receives: ``dealer_gross - dealer_commission``.
     :param players: one result per player, in input order.
+    :param dealer_gross: minus the sum of the players' gross amounts.
+    :param dealer_commission: the house's share of a positive ``dealer_gross``.
+    :param house: every commission taken: the players' and the dealer's. Always
+        ``sum(amounts) + dealer_net + house == 0``.
     """
 
     dealer: Evaluation
     dealer_net: int
     players: tuple[PlayerResult, ...]
+    dealer_gross: int = 0
+    dealer_commission: int = 0
+    house: int = 0
 
 
-def settle_one(dealer: Evaluation, player: Evaluation, stake: int, rules: Rules) -> PlayerResult:
-    """Settle one player against the dealer (RULES.md section 6).
-
-    - both Five Dukes: push, whatever the tie rule;
-    - player stronger: the dealer pays ``stake * player.payout``;
-    - otherwise the player pays ``stake * dealer.payout``, except that equal hands push
-      under the ``push`` tie rule and under ``high_card`` when the high cards are equal too.
-
-    :raises ValueError: ``stake`` is not an integer from 1 to :data:`MAX_STAKE`.
-    """
+def _check_stake(stake: int) -> None:
     if isinstance(stake, bool) or not isinstance(stake, int) or not 1 <= stake <= MAX_STAKE:
         raise ValueError(f"stake must be an integer from 1 to {MAX_STAKE}")
+
+
+def settle_one(dealer: Evaluation, player: Evaluation, stake: int, rules: Rules,
+               bet: Bet = "double") -> PlayerResult:
+    """Settle one player against the dealer (RULES.md sections 6, 6.1 and 6.2).
+
+    - both Five Dukes: push, whatever the tie rule;
+    - player stronger: the dealer pays ``stake * player.payout`` (``double``) or ``stake``
+      (``equal``);
+    - otherwise the player pays ``stake * dealer.payout`` (``double``) or ``stake``
+      (``equal``), except that equal hands push under the ``push`` tie rule and under
+      ``high_card`` when the high cards are equal too;
+    - a win pays ``commission_bps`` of the gross to the house, rounded down.
+
+    :raises ValueError: ``stake`` is not an integer from 1 to :data:`MAX_STAKE`, or ``bet``
+        is not a bet type.
+
+    >>> from service.engine.cards import parse_hand
+    >>> from service.engine.rules import PROFILES
+    >>> from service.engine.tables import evaluate
+    >>> bb = PROFILES["bull-bull"].rules
+    >>> dealer = evaluate(parse_hand("KH QS 10D 4C AC".split()), bb)     # Bull 5
+    >>> r = settle_one(dealer, evaluate(parse_hand("7S 3H JH 8C 10C".split()), bb), 1000, bb, "equal")
+    >>> r.outcome, r.gross, r.commission, r.amount
+    ('win', 1000, 50, 950)
+    """
+    _check_stake(stake)
     if dealer.category == player.category == "five_dukes":
-        return PlayerResult(player, stake, "push", 0)
-    order = compare(player, dealer, rules)
-    if order > 0:
-        return PlayerResult(player, stake, "win", stake * player.payout)
-    if order == 0 and rules.ties != "dealer":
-        return PlayerResult(player, stake, "push", 0)
-    return PlayerResult(player, stake, "lose", -stake * dealer.payout)
+        outcome: Outcome = "push"
+    else:
+        order = compare(player, dealer, rules)
+        if order > 0:
+            outcome = "win"
+        elif order == 0 and rules.ties != "dealer":
+            outcome = "push"
+        else:
+            outcome = "lose"
+    if outcome == "push":
+        return PlayerResult(player, stake, "push", 0, bet, 0, 0)
+    if bet == "double":
+        gross = stake * player.payout if outcome == "win" else -stake * dealer.payout
+    elif bet == "equal":
+        gross = stake if outcome == "win" else -stake
+    else:
+        raise ValueError("bet must be 'double' or 'equal'")
+    taken = commission(gross, rules.commission_bps)
+    return PlayerResult(player, stake, outcome, gross - taken, bet, gross, taken)
 
 
-def settle(dealer: Evaluation, players: Sequence[tuple[Evaluation, int]], rules: Rules) -> Settlement:
+def settle(dealer: Evaluation, players: Sequence[tuple[Evaluation, int]], rules: Rules,
+           bets: Sequence[Bet] | None = None) -> Settlement:
     """Settle every player against the dealer (RULES.md section 6).
 
     :param dealer: the dealer's evaluated hand.
     :param players: ``(evaluation, stake)`` per player, in table order.
-    :param rules: the rules (``ties`` and the payouts carried by the evaluations).
-    :return: the settlement; ``dealer_net == -sum(amounts)``.
-    :raises ValueError: a stake out of range.
+    :param rules: the rules (``ties``, the commission knobs, and the payouts carried by
+        the evaluations).
+    :param bets: each player's bet type, same order; ``None`` for ``double`` throughout.
+    :return: the settlement: ``dealer_gross == -sum(gross)``, the dealer's commission
+        taken from a positive ``dealer_gross``, ``sum(amounts) + dealer_net + house == 0``.
+    :raises ValueError: a stake out of range, an unknown bet, or ``bets`` of another length.
 
     >>> from service.engine.cards import parse_hand
-    >>> from service.engine.rules import PROFILES
+    >>> from service.engine.rules import PROFILES, apply_overrides
     >>> from service.engine.tables import evaluate
     >>> std = PROFILES["standard"].rules
     >>> d8 = evaluate(parse_hand("3S 6H 8D 4C 8H".split()), std)       # Double-Ox 8
     >>> no_ox = evaluate(parse_hand("10S 9H 7D 4C 5H".split()), std)
     >>> settle(d8, [(no_ox, 250)], std).players[0].amount
     -500
+    >>> s = settle(d8, [(no_ox, 250)], apply_overrides(std, {"dealer_commission_bps": 1000}))
+    >>> s.dealer_gross, s.dealer_commission, s.dealer_net, s.house
+    (500, 50, 450, 50)
     """
-    results = tuple(settle_one(dealer, e, stake, rules) for e, stake in players)
-    return Settlement(dealer, -sum(r.amount for r in results), results)
+    if bets is None:
+        results = tuple(settle_one(dealer, e, stake, rules) for e, stake in players)
+    else:
+        if len(bets) != len(players):
+            raise ValueError("give one bet per player")
+        results = tuple(settle_one(dealer, e, stake, rules, bet)
+                        for (e, stake), bet in zip(players, bets, strict=True))
+    dealer_gross = -sum(r.gross for r in results)
+    players_commission = sum(r.commission for r in results)
+    dealer_commission = commission(dealer_gross, rules.dealer_commission_bps)
+    return Settlement(dealer, dealer_gross - dealer_commission, results, dealer_gross, dealer_commission,
+                      players_commission + dealer_commission)
