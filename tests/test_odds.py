@@ -11,6 +11,7 @@ import random
 import re
 from collections import Counter
 from fractions import Fraction
+from functools import cache
 from itertools import combinations
 from math import comb
 from pathlib import Path
@@ -23,7 +24,7 @@ from service.app import create_app
 from service.engine.cards import CARD_CODES, CARDS, Card
 from service.engine.odds import Odds, OddsError, distribution, edge_table, house_edge, labels_of, odds
 from service.engine.rules import PROFILES, Rules, apply_overrides
-from service.engine.settle import settle_one
+from service.engine.settle import BETS, settle_one
 from service.engine.tables import evaluate
 from tests.test_exhaustive import PINNED_COUNTS
 
@@ -36,6 +37,12 @@ RULE_SETS: dict[str, Rules] = {name: p.rules for name, p in PROFILES.items()} | 
                                             {"suited_bonus": "hand", "ties": "high_card", "suited_multiplier": 3}),
     "hand-bonus-dealer": apply_overrides(PROFILES["casino"].rules, {"suited_bonus": "hand"}),
     "ox-bonus-push": apply_overrides(PROFILES["liberal"].rules, {"ties": "push", "payouts": {"single_ox_9": 4}}),
+    # Commission (RULES.md section 6.2) under each tie rule, with and without a suited bonus.
+    "commission-dealer": apply_overrides(PROFILES["casino"].rules, {"commission_bps": 500}),
+    "commission-suited-dealer": apply_overrides(PROFILES["liberal"].rules, {"commission_bps": 333}),
+    "commission-suited-push": apply_overrides(PROFILES["liberal"].rules, {"ties": "push", "commission_bps": 1}),
+    "commission-hand-bonus-high-card": apply_overrides(
+        PROFILES["standard"].rules, {"suited_bonus": "hand", "ties": "high_card", "commission_bps": 10_000}),
 }
 
 
@@ -92,29 +99,74 @@ def test_distribution_on_a_small_deck_matches_brute_force(name: str) -> None:
 # House edge
 
 
-def brute_house_edge(rules: Rules, deck: list[int]) -> Fraction:
+@cache
+def brute_pairs(name: str, deck: tuple[int, ...]) -> dict[str, tuple[int, int, int]]:
+    """Every ordered pair of disjoint hands of ``deck`` settled with ``settle_one`` at stake 1:
+    per bet, ``(pairs, total gross, total winnings)``. The ``equal`` bet's gross is the
+    outcome's sign (RULES.md section 6.1), the ``double`` bet's the settlement's gross."""
+    rules = RULE_SETS[name]
     evaluations = {h: evaluate(cards(h), rules) for h in combinations(deck, 5)}
-    net = pairs = 0
+    net = won = wins = losses = pairs = 0
     for hand, player in evaluations.items():
         rest = [c for c in deck if c not in hand]
         for dealer in combinations(rest, 5):
-            net += settle_one(evaluations[dealer], player, 1, rules).amount
+            result = settle_one(evaluations[dealer], player, 1, rules)
+            net += result.gross
+            if result.outcome == "win":
+                won += result.gross
+                wins += 1
+            elif result.outcome == "lose":
+                losses += 1
             pairs += 1
-    return Fraction(net, pairs)
+    return {"double": (pairs, net, won), "equal": (pairs, wins - losses, wins)}
 
 
+def brute_house_edge(name: str, deck: list[int], bet: str = "double") -> tuple[Fraction, Fraction]:
+    """The player's expected gross and net per unit stake, the commission taken exactly at
+    the rate (RULES.md section 6.2: no rounding in expected values)."""
+    pairs, net, won = brute_pairs(name, tuple(deck))[bet]
+    rate = Fraction(RULE_SETS[name].commission_bps, 10_000)
+    return Fraction(net, pairs), Fraction(net, pairs) - rate * Fraction(won, pairs)
+
+
+def _not_computed(rules: Rules, bet: str) -> bool:
+    return bet == "double" and bool(rules.commission_bps) and rules.suited_bonus != "none" and rules.ties == "high_card"
+
+
+@pytest.mark.parametrize("bet", BETS)
 @pytest.mark.parametrize("name", list(RULE_SETS))
-def test_house_edge_matches_brute_force_on_a_small_deck(name: str) -> None:
+def test_house_edge_matches_brute_force_on_a_small_deck(name: str, bet: str) -> None:
     rules = RULE_SETS[name]
-    he = house_edge(rules, deck=SMALL_DECK)
+    if _not_computed(rules, bet):
+        with pytest.raises(OddsError, match="not computed"):
+            house_edge(rules, deck=SMALL_DECK, bet=bet)
+        return
+    he = house_edge(rules, deck=SMALL_DECK, bet=bet)
     assert he.pairs == comb(15, 5) * comb(10, 5)
-    assert he.player_expected_net == brute_house_edge(rules, SMALL_DECK)
+    assert (he.player_expected_gross, he.player_expected_net) == brute_house_edge(name, SMALL_DECK, bet)
+    if rules.commission_bps:
+        assert he.player_expected_commission > 0
 
 
-@pytest.mark.parametrize("name", ["standard", "liberal", "niu-niu", "hand-bonus-dealer"])
-def test_house_edge_matches_brute_force_on_a_random_deck(name: str) -> None:
-    rules = RULE_SETS[name]
-    assert house_edge(rules, deck=RANDOM_DECK).player_expected_net == brute_house_edge(rules, RANDOM_DECK)
+@pytest.mark.parametrize("bet", BETS)
+@pytest.mark.parametrize("name", ["standard", "liberal", "niu-niu", "hand-bonus-dealer", "bull-bull",
+                                  "commission-suited-dealer"])
+def test_house_edge_matches_brute_force_on_a_random_deck(name: str, bet: str) -> None:
+    he = house_edge(RULE_SETS[name], deck=RANDOM_DECK, bet=bet)
+    assert (he.player_expected_gross, he.player_expected_net) == brute_house_edge(name, RANDOM_DECK, bet)
+
+
+def test_bull_bull_house_edge_is_positive_for_both_bets_and_niu_niu_stays_zero() -> None:
+    for bet in BETS:
+        bb = house_edge(PROFILES["bull-bull"].rules, bet=bet)
+        nn = house_edge(PROFILES["niu-niu"].rules, bet=bet)
+        assert bb.edge > 0, bet
+        assert bb.player_expected_gross == nn.player_expected_net == nn.edge == 0
+        assert bb.edge == bb.player_expected_commission
+    # The equal bet's commission is 5 % of the chance of winning: half of every pair but the
+    # few where both hands are Five Dukes (high-card ties decide every other tie).
+    equal = house_edge(PROFILES["bull-bull"].rules, bet="equal")
+    assert Fraction(1, 40) * Fraction(999_999, 1_000_000) < equal.edge < Fraction(1, 40)
 
 
 def test_house_edge_of_the_profiles() -> None:
