@@ -140,11 +140,19 @@ def read_json() -> Any:
     return body
 
 
+#: The reads that take a query parameter, by endpoint: the parameters each takes.
+READ_PARAMETERS: dict[str, frozenset[str]] = {"analyses.profile_house_edge": frozenset({"bet"})}
+
+
 def reject_query_on_reads() -> None:
-    """Only the POST operations take a query parameter (``profile``): refuse any other."""
+    """Only the POST operations take a query parameter (``profile``), and the reads listed
+    in :data:`READ_PARAMETERS` theirs: refuse any other."""
     if request.method != "POST" and request.args and request.routing_exception is None:
-        raise validation_problem({"parameter": name, "detail": "unknown query parameter; this operation takes none"}
-                                 for name in request.args)
+        allowed = READ_PARAMETERS.get(request.endpoint or "", frozenset())
+        unknown = [name for name in request.args if name not in allowed]
+        if unknown:
+            raise validation_problem({"parameter": name, "detail": "unknown query parameter; this operation takes "
+                                      + (", ".join(sorted(allowed)) if allowed else "none")} for name in unknown)
 
 
 def load_scoring(kind: str) -> Scoring:

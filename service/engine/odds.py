@@ -462,8 +462,11 @@ class Odds:
     :param dealer_hands: how many dealer hands there are (``C(cards left, 5)``, copies of a
         card counted apart); every one of them is accounted for.
     :param wins: how many of them the player beats; ``losses`` and ``pushes`` likewise.
-    :param net: the player's total net over all dealer hands, per unit stake.
+    :param net: the player's total gross result (``double`` bet, before commission) over
+        all dealer hands, per unit stake.
     :param method: ``rank_classes`` (the rules use no suits) or ``card_multisets``.
+    :param payout: what the player's hand collects per unit stake when a ``double`` bet wins.
+    :param commission_bps: the rules' commission on players' wins (RULES.md section 6.2).
     """
 
     dealer_hands: int
@@ -472,6 +475,8 @@ class Odds:
     pushes: int
     net: int
     method: str
+    payout: int = 0
+    commission_bps: int = 0
 
     @property
     def win(self) -> Fraction:
@@ -490,8 +495,31 @@ class Odds:
 
     @property
     def expected_net(self) -> Fraction:
-        """The player's expected net per unit stake (RULES.md section 6)."""
-        return Fraction(self.net, self.dealer_hands)
+        """The player's expected net per unit stake with a ``double`` bet, after commission
+        (RULES.md section 6)."""
+        return self.expected("double")[2]
+
+    def expected(self, bet: str = "double") -> tuple[Fraction, Fraction, Fraction]:
+        """The player's expected gross, commission and net per unit stake for ``bet``.
+
+        The commission is taken exactly at the rate, as if stakes were large (RULES.md
+        section 6.2): ``commission_bps / 10,000`` of the expected winnings, which are
+        ``wins * payout`` (``double``) or ``wins`` (``equal``) over ``dealer_hands``.
+
+        :raises OddsError: an unknown bet.
+
+        >>> o = Odds(10, 4, 5, 1, 4 * 3 - 5 * 2, "rank_classes", payout=3, commission_bps=500)
+        >>> o.expected("double"), o.expected("equal")[2]
+        ((Fraction(1, 5), Fraction(3, 50), Fraction(7, 50)), Fraction(-3, 25))
+        """
+        if bet == "double":
+            gross, winnings = Fraction(self.net, self.dealer_hands), self.wins * self.payout
+        elif bet == "equal":
+            gross, winnings = Fraction(self.wins - self.losses, self.dealer_hands), self.wins
+        else:
+            raise OddsError("bet must be 'double' or 'equal'")
+        commission = Fraction(winnings * self.commission_bps, MAX_BPS * self.dealer_hands)
+        return gross, commission, gross - commission
 
 
 def dealer_pool(hand: Sequence[int], dead: Sequence[int] = (), decks: int = 1) -> list[int]:
@@ -615,7 +643,8 @@ def _odds(rules: Rules, table: Table, wins: IntArray, lose_plain: IntArray, lose
                if a or b)
     win_count = int(wins.sum())
     losses = int(lose_plain.sum()) + int(lose_suited.sum())
-    return Odds(total, win_count, losses, total - win_count - losses, win_count * player_payout - paid, method)
+    return Odds(total, win_count, losses, total - win_count - losses, win_count * player_payout - paid, method,
+                player_payout, rules.commission_bps)
 
 
 # --------------------------------------------------------------------------------------
@@ -781,6 +810,11 @@ def house_edge(rules: Rules, deck: Sequence[int] | None = None, bet: str = "doub
             and rules.ties == "high_card"):
         raise OddsError("the house edge of a double bet with a commission is not computed for rules with both "
                         "a suited bonus and high_card ties")
+    if bet == "equal" and not rules.commission_bps and rules.ties != "dealer":
+        result = HouseEdge(pairs=comb(len(cards), HAND) * comb(len(cards) - HAND, HAND), net=0, tie_pairs=0,
+                           bet=bet)  # symmetric: wins and losses cancel exactly
+        _remember(_EDGE_CACHE, key, result)
+        return result
     if bet == "equal" or rules.commission_bps:
         result = _house_edge_with_bets(rules, cards, bet)
         _remember(_EDGE_CACHE, key, result)
@@ -922,22 +956,27 @@ def _suited_counts(rules: Rules, table: Table, deck: Sequence[int]) -> list[int]
     return [int(x) for x in out.tolist()]
 
 
-def analysis_cost(rules: Rules, kind: str) -> float:
+def analysis_cost(rules: Rules, kind: str, bet: str = "double") -> float:
     """A rough estimate, in seconds, of computing ``kind`` for ``rules`` now.
 
     :param kind: ``distribution``, ``house_edge`` or ``odds``.
+    :param bet: for ``house_edge``, the bet type.
     :return: seconds on one core of the reference machine: about 0.8 s to build a missing
-        evaluation table and 3 s to build the multiset walk the first time.
+        evaluation table, 3 s to build the multiset walk the first time, and 3 s for the
+        winnings of a house edge with a commission; 0 for a house edge already cached.
     """
     from service.engine import tables
 
-    if kind == "house_edge" and rules.ties != "dealer":
-        return 0.0  # exactly 0 by symmetry: no table needed
+    if kind == "house_edge" and ((rules.ties != "dealer" and not rules.commission_bps)
+                                 or (rules, _FULL_DECK, bet) in _EDGE_CACHE):
+        return 0.0  # exactly 0 by symmetry (no table needed), or cached
     cost = 0.0 if tables.has_table(rules) else 0.8
     needs_walk = (kind == "odds" and uses_suits(rules)) or (
         kind == "house_edge" and rules.ties == "dealer" and rules.suited_bonus != "none")
     if needs_walk and not walk_ready():
         cost += 3.0
+    if kind == "house_edge" and rules.commission_bps:
+        cost += 3.0  # the winnings: every (player class, weaker dealer class) product
     return cost
 
 
@@ -946,21 +985,24 @@ def analysis_cost(rules: Rules, kind: str) -> float:
 
 
 def edge_table(names: Iterable[str] | None = None) -> str:
-    """The markdown table of the house edge of the built-in profiles (``--table``).
+    """The markdown table of the house edge of the built-in profiles (``--table``): the
+    ``double`` bet of each, and the ``equal`` bet too where the profile takes a commission
+    (without one, an equal bet's edge is the tie rule's alone).
 
     >>> print(edge_table(["standard"]).splitlines()[2])  # doctest: +ELLIPSIS
-    | `standard` | ... | ...% | ... |
+    | `standard` | double | ... | ...% | ... | 0 |
     """
     lines = [
-        "| profile | player's expected net per unit stake (exact) | house edge | ties |",
-        "|---|---|---|---|",
+        "| profile | bet | player's expected net per unit stake (exact) | house edge | ties | commission (bps) |",
+        "|---|---|---|---|---|---|",
     ]
     for name in names or PROFILES:
         rules = PROFILES[name].rules
-        he = house_edge(rules)
-        value = he.player_expected_net
-        lines.append(f"| `{name}` | {value.numerator}/{value.denominator} | {float(he.edge) * 100:.4f}% | "
-                     f"{rules.ties} |")
+        for bet in ("double", "equal") if rules.commission_bps else ("double",):
+            he = house_edge(rules, bet=bet)
+            value = he.player_expected_net
+            lines.append(f"| `{name}` | {bet} | {value.numerator}/{value.denominator} | {float(he.edge) * 100:.4f}% | "
+                         f"{rules.ties} | {rules.commission_bps} |")
     return "\n".join(lines)
 
 
