@@ -175,7 +175,7 @@ def test_batch_endpoint_with_overrides(client: FlaskClient) -> None:
     rules = apply_overrides(PROFILES["standard"].rules, overrides)
     hands = random_hands(300, 1, seed=9)
     body = client.post("/v1/evaluations/batch", json={"hands": texts(hands), "rules": overrides}).get_json()
-    assert list(body) == ["profile", "rules_digest", "rules", "evaluations"]
+    assert list(body) == ["profile", "rules_digest", "rules", "max_payout", "evaluations"]
     assert body["rules"] == rules.as_dict()
     assert body["evaluations"] == expected(hands, rules)
 
