@@ -16,15 +16,16 @@ from marshmallow import Schema, ValidationError
 from service.engine.cards import CARDS, Card
 from service.engine.compare import rank_hands
 from service.engine.evaluate import Evaluation
-from service.engine.exposure import table_exposure
+from service.engine.exposure import Exposure, TableExposure, table_exposure
 from service.engine.rules import Profile, Rules, RulesError, apply_overrides
-from service.engine.settle import settle
+from service.engine.settle import Settlement, settle
 from service.engine.tables import evaluator
 from service.problems import ErrorItem, flatten_messages, pointer
 from service.schemas import ExposureResponseSchema, RankingResponseSchema, SettlementResponseSchema
+from service.serialize import evaluation_dict
 
 __all__ = ["Scoring", "cards", "evaluate_all", "exposure_answer", "load_body", "ranking_answer",
-           "settlement_answer"]
+           "settle_request", "settlement_answer", "settlement_answer_dumped"]
 
 _RANKING_OUT = RankingResponseSchema()
 _SETTLEMENT_OUT = SettlementResponseSchema()
@@ -113,24 +114,56 @@ def ranking_answer(s: Scoring) -> tuple[dict[str, Any], list[Evaluation]]:
     return answer, evaluations
 
 
-def settlement_answer(s: Scoring) -> tuple[dict[str, Any], list[Evaluation]]:
-    """The answer of ``POST /v1/settlements`` and the evaluations it made (dealer first)."""
+def settle_request(s: Scoring) -> tuple[Settlement, TableExposure]:
+    """Settle a checked settlement request and find its table's exposure (dealer first)."""
     players = s.data["players"]
     evaluations = evaluate_all([s.data["dealer"]["hand"]] + [p["hand"] for p in players], s.rules)
     bets = [p["bet"] for p in players]
-    result = settle(evaluations[0], [(e, p["stake"]) for e, p in zip(evaluations[1:], players, strict=True)],
-                    s.rules, bets)
-    exposure = table_exposure([(p["stake"], bet) for p, bet in zip(players, bets, strict=True)], s.rules)
-    answer: dict[str, Any] = _SETTLEMENT_OUT.dump(s.context | {
+    seats = [(e, p["stake"]) for e, p in zip(evaluations[1:], players, strict=True)]
+    # Every bet double (the common case): the engine's path without a bet list.
+    result = settle(evaluations[0], seats, s.rules, None if all(b == "double" for b in bets) else bets)
+    return result, table_exposure([(p["stake"], bet) for p, bet in zip(players, bets, strict=True)], s.rules)
+
+
+def _exposure(x: Exposure) -> dict[str, int]:
+    return {"max_loss": x.max_loss, "max_win": x.max_win}
+
+
+def settlement_answer(s: Scoring) -> tuple[dict[str, Any], list[Evaluation]]:
+    """The answer of ``POST /v1/settlements`` and the evaluations it made (dealer first).
+
+    Written straight into dicts (the hot path of every settlement): the same data as
+    :class:`~service.schemas.SettlementResponseSchema` dumps, which the tests compare.
+    """
+    result, exposure = settle_request(s)
+    dealer = result.dealer
+    answer: dict[str, Any] = dict(s.context)
+    answer["dealer"] = {"evaluation": evaluation_dict(dealer), "gross": result.dealer_gross,
+                        "commission": result.dealer_commission, "net": result.dealer_net,
+                        "exposure": _exposure(exposure.dealer)}
+    answer["players"] = [
+        {"id": p["id"], "evaluation": evaluation_dict(r.evaluation), "stake": r.stake, "bet": r.bet,
+         "outcome": r.outcome, "gross": r.gross, "commission": r.commission, "amount": r.amount,
+         "exposure": _exposure(x)}
+        for p, r, x in zip(s.data["players"], result.players, exposure.players, strict=True)]
+    answer["house"] = result.house
+    return answer, [dealer, *(r.evaluation for r in result.players)]
+
+
+def settlement_answer_dumped(s: Scoring) -> dict[str, Any]:
+    """:func:`settlement_answer`'s body through :class:`~service.schemas.SettlementResponseSchema`
+    (the reference the tests compare the hot path with)."""
+    result, exposure = settle_request(s)
+    dumped: dict[str, Any] = _SETTLEMENT_OUT.dump(s.context | {
         "dealer": {"evaluation": result.dealer, "gross": result.dealer_gross, "commission": result.dealer_commission,
                    "net": result.dealer_net, "exposure": exposure.dealer},
         "players": [{"id": p["id"], "evaluation": r.evaluation, "stake": r.stake, "bet": r.bet,
                      "outcome": r.outcome, "gross": r.gross, "commission": r.commission, "amount": r.amount,
                      "exposure": x}
-                    for p, r, x in zip(players, result.players, exposure.players, strict=True)],
+                    for p, r, x in zip(s.data["players"], result.players, exposure.players, strict=True)],
         "house": result.house,
     })
-    return answer, evaluations
+    return dumped
 
 
 def exposure_answer(s: Scoring) -> dict[str, Any]:

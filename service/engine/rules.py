@@ -154,7 +154,7 @@ class Rules:
                 return specific
         return self.payouts[category]
 
-    @property
+    @cached_property
     def max_payout(self) -> int:
         """The largest stake multiplier any hand can collect (RULES.md section 6.3).
 
@@ -165,6 +165,8 @@ class Rules:
 
         >>> Rules().max_payout, PROFILES["niu-niu"].rules.max_payout, PROFILES["liberal"].rules.max_payout
         (10, 5, 20)
+
+        Computed once per rules value (a settlement asks for it once a seat).
         """
         best = 0
         for category in CATEGORIES:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from service.engine.compare import compare
 from service.engine.evaluate import Evaluation
@@ -50,9 +50,9 @@ def commission(gross: int, bps: int) -> int:
     return gross * bps // MAX_BPS
 
 
-@dataclass(frozen=True, slots=True)
-class PlayerResult:
-    """One player's result.
+class PlayerResult(NamedTuple):
+    """One player's result (an immutable record; a named tuple, which builds in half the
+    time of a frozen dataclass: a settlement makes one per player).
 
     :param evaluation: the player's hand.
     :param stake: the stake, a positive integer in the caller's minor unit.
@@ -96,11 +96,6 @@ class Settlement:
     house: int = 0
 
 
-def _check_stake(stake: int) -> None:
-    if isinstance(stake, bool) or not isinstance(stake, int) or not 1 <= stake <= MAX_STAKE:
-        raise ValueError(f"stake must be an integer from 1 to {MAX_STAKE}")
-
-
 def settle_one(dealer: Evaluation, player: Evaluation, stake: int, rules: Rules,
                bet: Bet = "double") -> PlayerResult:
     """Settle one player against the dealer (RULES.md sections 6, 6.1 and 6.2).
@@ -125,27 +120,26 @@ def settle_one(dealer: Evaluation, player: Evaluation, stake: int, rules: Rules,
     >>> r.outcome, r.gross, r.commission, r.amount
     ('win', 1000, 50, 950)
     """
-    _check_stake(stake)
-    if dealer.category == player.category == "five_dukes":
-        outcome: Outcome = "push"
-    else:
-        order = compare(player, dealer, rules)
-        if order > 0:
-            outcome = "win"
-        elif order == 0 and rules.ties != "dealer":
-            outcome = "push"
-        else:
-            outcome = "lose"
-    if outcome == "push":
-        return PlayerResult(player, stake, "push", 0, bet, 0, 0)
-    if bet == "double":
-        gross = stake * player.payout if outcome == "win" else -stake * dealer.payout
-    elif bet == "equal":
-        gross = stake if outcome == "win" else -stake
-    else:
+    # The hot path of every settlement: plain branches, no helper calls (``bool`` is not
+    # ``int`` by type, so ``True`` is refused as a stake).
+    if type(stake) is not int or not 1 <= stake <= MAX_STAKE:
+        raise ValueError(f"stake must be an integer from 1 to {MAX_STAKE}")
+    if bet != "double" and bet != "equal":
         raise ValueError("bet must be 'double' or 'equal'")
-    taken = commission(gross, rules.commission_bps)
-    return PlayerResult(player, stake, outcome, gross - taken, bet, gross, taken)
+    if dealer.category == player.category == "five_dukes":
+        return PlayerResult(player, stake, "push", 0, bet, 0, 0)
+    order = compare(player, dealer, rules)
+    if order > 0:
+        gross = stake * player.payout if bet == "double" else stake
+        bps = rules.commission_bps
+        if bps and gross > 0:
+            taken = gross * bps // MAX_BPS
+            return PlayerResult(player, stake, "win", gross - taken, bet, gross, taken)
+        return PlayerResult(player, stake, "win", gross, bet, gross, 0)
+    if order == 0 and rules.ties != "dealer":
+        return PlayerResult(player, stake, "push", 0, bet, 0, 0)
+    gross = -stake * dealer.payout if bet == "double" else -stake
+    return PlayerResult(player, stake, "lose", gross, bet, gross, 0)
 
 
 def settle(dealer: Evaluation, players: Sequence[tuple[Evaluation, int]], rules: Rules,
@@ -174,14 +168,17 @@ def settle(dealer: Evaluation, players: Sequence[tuple[Evaluation, int]], rules:
     (500, 50, 450, 50)
     """
     if bets is None:
-        results = tuple(settle_one(dealer, e, stake, rules) for e, stake in players)
+        results = tuple([settle_one(dealer, e, stake, rules) for e, stake in players])
     else:
         if len(bets) != len(players):
             raise ValueError("give one bet per player")
-        results = tuple(settle_one(dealer, e, stake, rules, bet)
-                        for (e, stake), bet in zip(players, bets, strict=True))
-    dealer_gross = -sum(r.gross for r in results)
-    players_commission = sum(r.commission for r in results)
+        results = tuple([settle_one(dealer, e, stake, rules, bet)
+                         for (e, stake), bet in zip(players, bets, strict=True)])
+    dealer_gross = 0
+    players_commission = 0
+    for r in results:
+        dealer_gross -= r.gross
+        players_commission += r.commission
     dealer_commission = commission(dealer_gross, rules.dealer_commission_bps)
     return Settlement(dealer, dealer_gross - dealer_commission, results, dealer_gross, dealer_commission,
                       players_commission + dealer_commission)
