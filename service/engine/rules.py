@@ -194,8 +194,8 @@ class Rules:
         """A stable digest of every knob: ``sha256:`` and 16 hex digits.
 
         Equal rules give equal digests in every process and release of this service, so a
-        response that carries the digest stays auditable. The commission knobs (added in
-        1.1) are left out of the digested data while they are 0, so every rule set without
+        response that carries the digest stays auditable. The commission knobs (added after
+        the others) are left out of the digested data while they are 0, so every rule set without
         a commission keeps the digest it had before they existed.
 
         >>> Rules().digest() == Rules().digest() != Rules(ties="push").digest()
