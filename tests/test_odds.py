@@ -228,7 +228,8 @@ def _brute_odds(hand: list[int], dead: list[int], decks: int,
         tally[result.outcome] += 1
         n += 1
     rate = Fraction(rules.commission_bps, 10_000)
-    per_bet = {bet: (Fraction(gross[bet], n), rate * Fraction(won[bet], n)) for bet in BETS}
+    per_bet: dict[str, tuple[Fraction, Fraction]] = {
+        bet: (Fraction(gross[bet], n), rate * Fraction(won[bet], n)) for bet in BETS}
     return n, tally["win"], tally["lose"], tally["push"], gross["double"], per_bet
 
 
