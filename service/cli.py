@@ -1,6 +1,6 @@
 """``gnau``: score hands from the terminal with the engine (no server needed).
 
-Commands: ``evaluate``, ``rank``, ``settle``, ``profiles`` and ``serve``. The scoring
+Commands: ``evaluate``, ``rank``, ``settle``, ``exposures``, ``profiles`` and ``serve``. The scoring
 commands take ``--profile`` (default ``standard``), ``--decks`` (1..8) and ``--rules`` (a
 JSON object of knob overrides, RULES.md section 7), and build the same request body the
 API takes, so they check it with the API's own schemas and answer with the API's own body
@@ -44,15 +44,16 @@ from service.problems import ErrorItem
 from service.profiles import ProfileRegistry, ProfilesFileError, load_profiles_file
 from service.schemas import (
     EvaluationRequestSchema,
+    ExposureRequestSchema,
     ProfileListSchema,
     ProfileSchema,
     RankingRequestSchema,
     SettlementRequestSchema,
 )
-from service.scoring import Scoring, cards, load_body, ranking_answer, settlement_answer
+from service.scoring import Scoring, cards, exposure_answer, load_body, ranking_answer, settlement_answer
 from service.serialize import evaluation_dict
 
-__all__ = ["InputError", "apply_bets", "cli", "main", "parse_player", "split_cards"]
+__all__ = ["InputError", "apply_bets", "cli", "main", "parse_player", "parse_seat", "split_cards"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -104,6 +105,23 @@ def parse_player(spec: str) -> dict[str, Any]:
         stake = stake_text
     player |= {"stake": stake, "hand": split_cards(cards)}
     return player
+
+
+def parse_seat(spec: str) -> dict[str, Any]:
+    """An ``exposures --seat`` value, ``ID:STAKE`` or ``STAKE``, as a request seat.
+
+    A stake that is not an integer is passed on as written, so the request's check names it.
+
+    >>> parse_seat("p1:1000"), parse_seat("250"), parse_seat("x:ten")
+    ({'id': 'p1', 'stake': 1000}, {'stake': 250}, {'id': 'x', 'stake': 'ten'})
+    """
+    id_, sep, stake_text = spec.rpartition(":")
+    seat: dict[str, Any] = {"id": id_} if sep else {}
+    try:
+        stake: Any = int(stake_text)
+    except ValueError:
+        stake = stake_text
+    return seat | {"stake": stake}
 
 
 def parse_ranked_hand(spec: str) -> dict[str, Any]:
@@ -193,6 +211,11 @@ def ranking_body(body: dict[str, Any], profile: str) -> dict[str, Any]:
 def settlement_body(body: dict[str, Any], profile: str) -> dict[str, Any]:
     """The answer of ``POST /v1/settlements?profile=...`` to ``body``."""
     return settlement_answer(load_request(SettlementRequestSchema(), body, profile))[0]
+
+
+def exposure_body(body: dict[str, Any], profile: str) -> dict[str, Any]:
+    """The answer of ``POST /v1/exposures?profile=...`` to ``body``."""
+    return exposure_answer(load_request(ExposureRequestSchema(), body, profile))
 
 
 # --------------------------------------------------------------------------------------
@@ -288,6 +311,17 @@ def settlement_text(body: Mapping[str, Any]) -> str:
     return f"profile {body['profile']}\n{_table(rows)}\nhouse (commission) {body['house']}"
 
 
+def exposure_text(body: Mapping[str, Any]) -> str:
+    """The ``exposures`` table: each seat's and the dealer's most to lose and to win."""
+    rows: list[Sequence[object]] = [("seat", "stake", "bet", "max loss", "max win")]
+    dealer = body["dealer"]["exposure"]
+    rows.append(("dealer", "", "", dealer["max_loss"], dealer["max_win"]))
+    for i, p in enumerate(body["players"]):
+        x = p["exposure"]
+        rows.append((p["id"] if p["id"] is not None else f"#{i}", p["stake"], p["bet"], x["max_loss"], x["max_win"]))
+    return f"profile {body['profile']}, max payout {body['max_payout']}x\n{_table(rows)}"
+
+
 # --------------------------------------------------------------------------------------
 # Commands.
 
@@ -365,8 +399,8 @@ def apply_bets(players: list[dict[str, Any]], bets: Sequence[str]) -> None:
     if not bets:
         return
     if len(bets) not in (1, len(players)):
-        raise InputError(f"give --bet once (for every player) or once per --player in order: "
-                         f"{len(bets)} --bet for {len(players)} --player")
+        raise InputError(f"give --bet once (for every player) or once per player in order: "
+                         f"{len(bets)} --bet for {len(players)} player{'s' * (len(players) != 1)}")
     for player, bet in zip(players, list(bets) * len(players) if len(bets) == 1 else bets, strict=False):
         player["bet"] = bet
 
@@ -401,6 +435,32 @@ def settle_command(dealer: str | None, players: tuple[str, ...], bets: tuple[str
         _emit_json(body)
     else:
         click.echo(settlement_text(body))
+
+
+@cli.command()
+@click.option("--seat", "seats", metavar="[ID:]STAKE", multiple=True,
+              help="A player's seat (repeat for each), e.g. --seat p1:1000.")
+@click.option("--bet", "bets", metavar="double|equal", multiple=True,
+              help="The bet (default double): once for every seat, or once per --seat in order.")
+@click.option("--file", "path", metavar="FILE", help="An exposures request body (JSON, - for stdin).")
+@scoring_options
+def exposures(seats: tuple[str, ...], bets: tuple[str, ...], path: str | None, profile: str, decks: int | None,
+              rules: str | None, as_json: bool) -> None:
+    """What each seat and the dealer could lose and win, before the deal (RULES.md 6.3)."""
+    if path is not None and (seats or bets):
+        raise InputError("give --seat and --bet, or --file, not both")
+    if path is not None:
+        body = read_body(path)
+    elif not seats:
+        raise InputError("give at least one --seat [ID:]STAKE (or --file)")
+    else:
+        body = {"players": [parse_seat(seat) for seat in seats]}
+        apply_bets(body["players"], bets)
+    body = exposure_body(_with_options(body, decks, rules), profile)
+    if as_json:
+        _emit_json(body)
+    else:
+        click.echo(exposure_text(body))
 
 
 @cli.command()

@@ -167,6 +167,24 @@ def test_settle_commission_examples(capsys: pytest.CaptureFixture[str], api: Fla
     for line, (_, stake, bet, outcome, p_gross, p_commission, amount) in zip(lines[3:], players, strict=False):
         assert line.split()[-6:] == [str(stake), bet, outcome, f"{p_gross:+d}", str(p_commission), f"{amount:+d}"]
     assert lines[-1] == f"house (commission) {house}"
+    # The exposures RULES.md section 8 states, in the settlement and before the deal.
+    seat_args = ["exposures", "--profile", profile]
+    for i, (_, stake, bet, *_) in enumerate(players, 1):
+        seat_args += ["--seat", f"p{i}:{stake}", "--bet", bet]
+    if overrides:
+        seat_args += ["--rules", json.dumps(overrides)]
+    before = gnau_json(capsys, *seat_args)
+    seats: dict[str, Any] = {"players": [{"id": f"p{i}", "stake": p[1], "bet": p[2]} for i, p in enumerate(players, 1)]}
+    if overrides:
+        seats["rules"] = overrides
+    assert before == post(api, "/v1/exposures", seats, profile)
+    assert [p["exposure"] for p in before["players"]] == [p["exposure"] for p in body["players"]]
+    status, out, _ = gnau(capsys, *seat_args)
+    assert status == 0
+    for i, (max_loss, max_win) in exposures.items():
+        assert body["players"][i]["exposure"] == {"max_loss": max_loss, "max_win": max_win}
+        row = out.splitlines()[3 + i].split()
+        assert row == [f"p{i + 1}", str(players[i][1]), players[i][2], str(max_loss), str(max_win)]
 
 
 def test_settle_takes_one_bet_for_every_player_or_bets_from_the_file(
@@ -246,7 +264,10 @@ def test_operator_profiles_come_from_profiles_file(capsys: pytest.CaptureFixture
     (["settle", "--dealer", "AS KH 10D 3C 6S", "--player", "9:2S 3S 4S 5S 7S", "--bet", "triple"],
      "gnau: /players/0/bet: must be one of double, equal"),
     (["settle", "--dealer", "AS KH 10D 3C 6S", "--player", "9:2S 3S 4S 5S 7S", "--bet", "equal", "--bet", "equal"],
-     "gnau: give --bet once (for every player) or once per --player in order: 2 --bet for 1 --player"),
+     "gnau: give --bet once (for every player) or once per player in order: 2 --bet for 1 player"),
+    (["exposures"], "gnau: give at least one --seat [ID:]STAKE (or --file)"),
+    (["exposures", "--seat", "p1:0", "--bet", "triple"],
+     "gnau: /players/0/stake: must be an integer from 1 to 1000000000000; /players/0/bet: must be one of double, equal"),
     (["settle", "--file", "round.json", "--bet", "equal"], "gnau: give --dealer, --player and --bet, or --file"),
     (["settle", "--dealer", "AS KH 10D 3C 6S", "--player", "9:2S 3S 4S 5S 7S", "--rules",
       '{"commission_bps": 10001}'], "gnau: /rules/commission_bps: must be an integer from 0 to 10000"),
