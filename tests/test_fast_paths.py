@@ -378,3 +378,15 @@ def test_settlement_answer_is_the_schema_dump(profile: str) -> None:
         assert orjson.dumps(answer) == orjson.dumps(settlement_answer_dumped(s))  # same data, same order
         assert [evaluation_dict(e) for e in evaluations] == [answer["dealer"]["evaluation"]] + [
             p["evaluation"] for p in answer["players"]]
+
+
+def test_commission_shares_the_evaluation_table() -> None:
+    """Commission never changes an evaluation: bull-bull evaluates with niu-niu's table, and
+    a per-request commission override needs no table of its own."""
+    niu_niu, bull_bull = PROFILES["niu-niu"].rules, PROFILES["bull-bull"].rules
+    assert table_for(bull_bull) is table_for(niu_niu)
+    custom = apply_overrides(PROFILES["standard"].rules, {"commission_bps": 123, "dealer_commission_bps": 45})
+    standard = table_for(PROFILES["standard"].rules)
+    assert use_table(custom) is standard
+    hands = random_hands(50, 1, seed=13)
+    assert evaluation_dicts(hands, bull_bull) == evaluation_dicts(hands, niu_niu) == expected(hands, bull_bull)

@@ -178,6 +178,20 @@ class Rules:
                 best = max(best, self.payouts[category])
         return best * (self.suited_multiplier if self.suited_bonus != "none" else 1)
 
+    @cached_property
+    def without_commission(self) -> Rules:
+        """These rules with both commission knobs at 0 (``self`` when they already are).
+
+        Commission changes what a settlement pays, never how a hand evaluates, so the
+        evaluation tables are shared through this (``bull-bull`` uses ``niu-niu``'s).
+
+        >>> PROFILES["bull-bull"].rules.without_commission == PROFILES["niu-niu"].rules
+        True
+        """
+        if not self.commission_bps and not self.dealer_commission_bps:
+            return self
+        return replace(self, commission_bps=0, dealer_commission_bps=0)
+
     def as_dict(self) -> dict[str, Any]:
         """Every knob as plain JSON-ready data (lists for tuples, a dict for payouts)."""
         out: dict[str, Any] = {}

@@ -273,6 +273,7 @@ BUILD_THRESHOLD = 20_000
 
 def pin_table(rules: Rules) -> Table:
     """Build the table for ``rules`` and keep it for the life of the process (profiles)."""
+    rules = rules.without_commission  # commission never changes an evaluation
     table = _PINNED.get(rules) or _TABLES.pop(rules, None) or Table(rules)
     _PINNED[rules] = table
     return table
@@ -280,12 +281,14 @@ def pin_table(rules: Rules) -> Table:
 
 def has_table(rules: Rules) -> bool:
     """Whether the table for ``rules`` is built (pinned or cached)."""
+    rules = rules.without_commission
     return rules in _PINNED or rules in _TABLES
 
 
 def table_for(rules: Rules) -> Table:
     """The table for ``rules``: pinned, or built on first use and kept among the 32 most
     recently used."""
+    rules = rules.without_commission
     table = _PINNED.get(rules)
     if table is not None:
         return table
@@ -308,6 +311,7 @@ def use_table(rules: Rules, hands: int = 1) -> Table | None:
     >>> use_table(apply_overrides(Rules(), {"ties": "push", "bomb": True})) is None
     True
     """
+    rules = rules.without_commission
     if rules in _PINNED or rules in _TABLES:
         return table_for(rules)
     seen = _HANDS_SEEN.pop(rules, 0) + hands
