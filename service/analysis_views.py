@@ -133,7 +133,6 @@ class OddsRequestSchema(_ScoringRequest):
 _ANALYSIS_SCHEMA = _ScoringRequest(exclude=("decks",))
 
 
-
 class HouseEdgeRequestSchema(_ScoringRequest):
     """``POST /v1/analyses/house-edge``: ``{"rules": {...}, "bet": "double"}`` (both optional;
     one deck always, so ``decks`` is not a field)."""
