@@ -488,7 +488,8 @@ def profiles(name: str | None, as_json: bool) -> None:
         return
     knobs = [(k, json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v)
              for k, v in dumped["rules"].items()]
-    click.echo(f"{dumped['name']}: {dumped['description']}\n{_table([('knob', 'value'), *knobs])}")
+    click.echo(f"{dumped['name']}: {dumped['description']}\n{_table([('knob', 'value'), *knobs])}\n"
+               f"max payout {dumped['max_payout']}x")
 
 
 def find_gunicorn_config(explicit: str | None = None) -> Path:

@@ -232,6 +232,11 @@ def test_profiles_agree_with_the_api(capsys: pytest.CaptureFixture[str], api: Fl
     status, out, _ = gnau(capsys, "profiles", "niu-niu")
     assert status == 0
     assert "ties                   high_card" in out
+    assert gnau_json(capsys, "profiles", "bull-bull") == api.get("/v1/profiles/bull-bull").get_json()
+    status, out, _ = gnau(capsys, "profiles", "bull-bull")
+    assert status == 0
+    assert "commission_bps         500" in out.splitlines()
+    assert out.splitlines()[-1] == "max payout 5x"
 
 
 def test_operator_profiles_come_from_profiles_file(capsys: pytest.CaptureFixture[str], tmp_path: Path,
