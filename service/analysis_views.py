@@ -34,21 +34,22 @@ from werkzeug.wrappers import Response as WerkzeugResponse
 
 from service.engine.cards import duplicate_message
 from service.engine.odds import (
-    HOUSE_EDGE_METHOD,
     Distribution,
     HouseEdge,
     OddsError,
     analysis_cost,
     distribution,
     house_edge,
+    house_edge_method,
     labels_of,
     odds,
 )
 from service.engine.rules import Profile, Rules
+from service.engine.settle import BETS
 from service.engine.tables import evaluate
 from service.engine.text import echo
-from service.problems import ProblemError, problem_response
-from service.schemas import MAX_DECKS, HandField, _ScoringRequest, card_codes
+from service.problems import ProblemError, problem_response, validation_problem
+from service.schemas import MAX_DECKS, HandField, _bet_field, _ScoringRequest, card_codes
 from service.scoring import cards
 from service.serialize import evaluation_dict
 from service.views import _SCHEMAS, json_response, load_scoring, registry
@@ -135,8 +136,17 @@ class OddsRequestSchema(_ScoringRequest):
 #: deck always, so ``decks`` is not a field (sending it is an unknown-field error).
 _ANALYSIS_SCHEMA = _ScoringRequest(exclude=("decks",))
 
+
+class HouseEdgeRequestSchema(_ScoringRequest):
+    """``POST /v1/analyses/house-edge``: ``{"rules": {...}, "bet": "double"}`` (both optional;
+    one deck always, so ``decks`` is not a field)."""
+
+    bet = _bet_field()
+
+
 _SCHEMAS.setdefault("odds", OddsRequestSchema())  # load_scoring's kinds: one more each
 _SCHEMAS.setdefault("analysis", _ANALYSIS_SCHEMA)
+_SCHEMAS.setdefault("house_edge", HouseEdgeRequestSchema(exclude=("decks",)))
 
 class ComputeBudget:
     """A token bucket of seconds of uncached analysis work, per process.
@@ -252,9 +262,9 @@ def _budget() -> AnalysisBudget:
 
 
 @contextmanager
-def _bounded(rules: Rules, kind: str, decks: int = 1) -> Iterator[None]:
+def _bounded(rules: Rules, kind: str, decks: int = 1, bet: str = "double") -> Iterator[None]:
     """Run cheap or cached work at once; other work only as the client's budget allows."""
-    cost = analysis_cost(rules, kind, decks)
+    cost = analysis_cost(rules, kind, decks, bet)
     if cost < CHEAP_SECONDS:
         yield
         return
@@ -318,13 +328,38 @@ def _distribution_body(rules: Rules, result: Distribution) -> dict[str, Any]:
     return {"total": total, "labels": labels, "categories": categories}
 
 
-def _edge_body(result: HouseEdge) -> dict[str, Any]:
+def _edge_body(rules: Rules, result: HouseEdge) -> dict[str, Any]:
     return {
+        "bet": result.bet,
+        "commission_bps": rules.commission_bps,
         "pairs": result.pairs,
+        "player_expected_gross": _exact(result.player_expected_gross),
+        "player_expected_commission": _exact(result.player_expected_commission),
         "player_expected_net": _exact(result.player_expected_net),
         "house_edge": _exact(result.edge),
-        "method": HOUSE_EDGE_METHOD,
+        "method": house_edge_method(rules, result.bet),
     }
+
+
+def _house_edge(rules: Rules, bet: str, where: dict[str, str]) -> HouseEdge:
+    """:func:`house_edge` in the compute budget; a combination it does not compute is a 400
+    naming ``where`` (the ``bet`` parameter or body member)."""
+    with _bounded(rules, "house_edge", bet=bet):
+        try:
+            return house_edge(rules, bet=bet)
+        except OddsError as exc:
+            raise validation_problem([where | {"detail": str(exc)}]) from None
+
+
+def _bet_parameter() -> str:
+    """The ``bet`` query parameter of a house-edge read: ``double`` (default) or ``equal``."""
+    values = request.args.getlist("bet")
+    if len(values) > 1:
+        raise validation_problem([{"parameter": "bet", "detail": "give bet once"}])
+    bet = values[0] if values else "double"
+    if bet not in BETS:
+        raise validation_problem([{"parameter": "bet", "detail": "must be one of " + ", ".join(BETS)}])
+    return bet
 
 
 def _context(profile: Profile) -> dict[str, Any]:
@@ -356,6 +391,8 @@ def odds_against_dealer() -> Response:
         "lose": _chance(result.losses, result.lose),
         "push": _chance(result.pushes, result.push),
         "expected_net": _exact(result.expected_net),
+        "bets": {bet: dict(zip(("expected_gross", "expected_commission", "expected_net"),
+                               map(_exact, result.expected(bet)), strict=True)) for bet in BETS},
     }
     return json_response(body)
 
@@ -371,11 +408,11 @@ def profile_distribution(name: str) -> Response:
 
 @analyses.get("/profiles/<name>/house-edge")
 def profile_house_edge(name: str) -> Response:
-    """The profile's exact house edge (openapi: ``getProfileHouseEdge``); 404 when unknown."""
+    """The profile's exact house edge for a bet (openapi: ``getProfileHouseEdge``); 404 when unknown."""
     profile = _profile_or_404(name)
-    with _bounded(profile.rules, "house_edge"):
-        result = house_edge(profile.rules)
-    return json_response(_context(profile) | _edge_body(result))
+    bet = _bet_parameter()
+    result = _house_edge(profile.rules, bet, {"parameter": "bet"})
+    return json_response(_context(profile) | _edge_body(profile.rules, result))
 
 
 @analyses.post("/analyses/distribution")
@@ -389,8 +426,7 @@ def custom_distribution() -> Response:
 
 @analyses.post("/analyses/house-edge")
 def custom_house_edge() -> Response:
-    """The house edge under custom rules (openapi: ``analyseHouseEdge``)."""
-    s = load_scoring("analysis")
-    with _bounded(s.rules, "house_edge"):
-        result = house_edge(s.rules)
-    return json_response(s.context | _edge_body(result))
+    """The house edge under custom rules for a bet (openapi: ``analyseHouseEdge``)."""
+    s = load_scoring("house_edge")
+    result = _house_edge(s.rules, s.data["bet"], {"pointer": "/bet"})
+    return json_response(s.context | _edge_body(s.rules, result))

@@ -1,6 +1,6 @@
 """``gnau``: score hands from the terminal with the engine (no server needed).
 
-Commands: ``evaluate``, ``rank``, ``settle``, ``profiles`` and ``serve``. The scoring
+Commands: ``evaluate``, ``rank``, ``settle``, ``exposures``, ``profiles`` and ``serve``. The scoring
 commands take ``--profile`` (default ``standard``), ``--decks`` (1..8) and ``--rules`` (a
 JSON object of knob overrides, RULES.md section 7), and build the same request body the
 API takes, so they check it with the API's own schemas and answer with the API's own body
@@ -44,15 +44,16 @@ from service.problems import ErrorItem
 from service.profiles import ProfileRegistry, ProfilesFileError, load_profiles_file
 from service.schemas import (
     EvaluationRequestSchema,
+    ExposureRequestSchema,
     ProfileListSchema,
     ProfileSchema,
     RankingRequestSchema,
     SettlementRequestSchema,
 )
-from service.scoring import Scoring, cards, load_body, ranking_answer, settlement_answer
+from service.scoring import Scoring, cards, exposure_answer, load_body, ranking_answer, settlement_answer
 from service.serialize import evaluation_dict
 
-__all__ = ["InputError", "cli", "main", "parse_player", "split_cards"]
+__all__ = ["InputError", "apply_bets", "cli", "main", "parse_player", "parse_seat", "split_cards"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -104,6 +105,23 @@ def parse_player(spec: str) -> dict[str, Any]:
         stake = stake_text
     player |= {"stake": stake, "hand": split_cards(cards)}
     return player
+
+
+def parse_seat(spec: str) -> dict[str, Any]:
+    """An ``exposures --seat`` value, ``ID:STAKE`` or ``STAKE``, as a request seat.
+
+    A stake that is not an integer is passed on as written, so the request's check names it.
+
+    >>> parse_seat("p1:1000"), parse_seat("250"), parse_seat("x:ten")
+    ({'id': 'p1', 'stake': 1000}, {'stake': 250}, {'id': 'x', 'stake': 'ten'})
+    """
+    id_, sep, stake_text = spec.rpartition(":")
+    seat: dict[str, Any] = {"id": id_} if sep else {}
+    try:
+        stake: Any = int(stake_text)
+    except ValueError:
+        stake = stake_text
+    return seat | {"stake": stake}
 
 
 def parse_ranked_hand(spec: str) -> dict[str, Any]:
@@ -195,6 +213,11 @@ def settlement_body(body: dict[str, Any], profile: str) -> dict[str, Any]:
     return settlement_answer(load_request(SettlementRequestSchema(), body, profile))[0]
 
 
+def exposure_body(body: dict[str, Any], profile: str) -> dict[str, Any]:
+    """The answer of ``POST /v1/exposures?profile=...`` to ``body``."""
+    return exposure_answer(load_request(ExposureRequestSchema(), body, profile))
+
+
 # --------------------------------------------------------------------------------------
 # Output.
 
@@ -268,18 +291,35 @@ def ranking_text(body: Mapping[str, Any]) -> str:
 
 
 def settlement_text(body: Mapping[str, Any]) -> str:
-    """The ``settle`` table: the dealer, then each player's result."""
-    d = body["dealer"]["evaluation"]
+    """The ``settle`` table: the dealer, then each player's result, then the house's take.
+
+    Money columns (RULES.md section 6.2): ``gross`` before commission, ``commission`` to
+    the house, ``amount`` what the seat receives (the dealer's net on the dealer's row).
+    """
+    dealer = body["dealer"]
+    d = dealer["evaluation"]
     rows: list[Sequence[object]] = [("seat", "hand", "label", "ox (points)", "power (points)", "payout", "stake",
-                                     "outcome", "amount")]
+                                     "bet", "outcome", "gross", "commission", "amount")]
     rows.append(("dealer", " ".join(d["hand"]), d["label"] + _flags(d), _formation_text(d, "ox"),
-                 _formation_text(d, "power"), f"{d['payout']}x", "", "", f"{body['dealer']['net']:+d}"))
+                 _formation_text(d, "power"), f"{d['payout']}x", "", "", "", f"{dealer['gross']:+d}",
+                 dealer["commission"], f"{dealer['net']:+d}"))
     for i, p in enumerate(body["players"]):
         e = p["evaluation"]
         rows.append((p["id"] if p["id"] is not None else f"#{i}", " ".join(e["hand"]), e["label"] + _flags(e),
                      _formation_text(e, "ox"), _formation_text(e, "power"), f"{e['payout']}x", p["stake"],
-                     p["outcome"], f"{p['amount']:+d}"))
-    return f"profile {body['profile']}\n{_table(rows)}"
+                     p["bet"], p["outcome"], f"{p['gross']:+d}", p["commission"], f"{p['amount']:+d}"))
+    return f"profile {body['profile']}\n{_table(rows)}\nhouse (commission) {body['house']}"
+
+
+def exposure_text(body: Mapping[str, Any]) -> str:
+    """The ``exposures`` table: each seat's and the dealer's most to lose and to win."""
+    rows: list[Sequence[object]] = [("seat", "stake", "bet", "max loss", "max win")]
+    dealer = body["dealer"]["exposure"]
+    rows.append(("dealer", "", "", dealer["max_loss"], dealer["max_win"]))
+    for i, p in enumerate(body["players"]):
+        x = p["exposure"]
+        rows.append((p["id"] if p["id"] is not None else f"#{i}", p["stake"], p["bet"], x["max_loss"], x["max_win"]))
+    return f"profile {body['profile']}, max payout {body['max_payout']}x\n{_table(rows)}"
 
 
 # --------------------------------------------------------------------------------------
@@ -344,28 +384,83 @@ def rank(hands: tuple[str, ...], path: str | None, profile: str, decks: int | No
         click.echo(ranking_text(body))
 
 
+def apply_bets(players: list[dict[str, Any]], bets: Sequence[str]) -> None:
+    """Give the ``--bet`` values to the ``--player`` entries: one for every player, or one
+    each in order. A value is passed on as written, so the request's check names a bad one.
+
+    :raises InputError: another number of ``--bet`` values.
+
+    >>> seats = [{"stake": 1}, {"stake": 2}]
+    >>> apply_bets(seats, ["equal", "double"]); [p["bet"] for p in seats]
+    ['equal', 'double']
+    >>> apply_bets(seats, ["equal"]); [p["bet"] for p in seats]
+    ['equal', 'equal']
+    """
+    if not bets:
+        return
+    if len(bets) not in (1, len(players)):
+        raise InputError(f"give --bet once (for every player) or once per player in order: "
+                         f"{len(bets)} --bet for {len(players)} player{'s' * (len(players) != 1)}")
+    for player, bet in zip(players, list(bets) * len(players) if len(bets) == 1 else bets, strict=False):
+        player["bet"] = bet
+
+
 @cli.command(name="settle")
 @click.option("--dealer", metavar="CARDS", help="The dealer's five cards.")
 @click.option("--player", "players", metavar="[ID:]STAKE:CARDS", multiple=True,
               help="A player (repeat for each), e.g. --player 'ann:100:AS KH 10D 3C 6S'.")
-@click.option("--file", "path", metavar="FILE", help="A settlement request body (JSON, - for stdin).")
+@click.option("--bet", "bets", metavar="double|equal", multiple=True,
+              help="The bet (RULES.md 6.1; default double): once for every player, or once per --player in order.")
+@click.option("--file", "path", metavar="FILE", help="A settlement request body (JSON, - for stdin); bets go "
+              "in it (\"bet\" per player).")
 @scoring_options
-def settle_command(dealer: str | None, players: tuple[str, ...], path: str | None, profile: str,
-                   decks: int | None, rules: str | None, as_json: bool) -> None:
-    """Settle a round: each player against the dealer (amounts in the stake's unit)."""
-    if path is not None and (dealer is not None or players):
-        raise InputError("give --dealer and --player, or --file, not both")
+def settle_command(dealer: str | None, players: tuple[str, ...], bets: tuple[str, ...], path: str | None,
+                   profile: str, decks: int | None, rules: str | None, as_json: bool) -> None:
+    """Settle a round: each player against the dealer (amounts in the stake's unit).
+
+    The table shows each seat's gross result, the house's commission and the amount it
+    receives (the dealer's net on its row), then the house's total.
+    """
+    if path is not None and (dealer is not None or players or bets):
+        raise InputError("give --dealer, --player and --bet, or --file, not both")
     if path is not None:
         body = read_body(path)
     elif dealer is None or not players:
         raise InputError("give --dealer CARDS and at least one --player [ID:]STAKE:CARDS (or --file)")
     else:
         body = {"dealer": {"hand": split_cards(dealer)}, "players": [parse_player(p) for p in players]}
+        apply_bets(body["players"], bets)
     body = settlement_body(_with_options(body, decks, rules), profile)
     if as_json:
         _emit_json(body)
     else:
         click.echo(settlement_text(body))
+
+
+@cli.command()
+@click.option("--seat", "seats", metavar="[ID:]STAKE", multiple=True,
+              help="A player's seat (repeat for each), e.g. --seat p1:1000.")
+@click.option("--bet", "bets", metavar="double|equal", multiple=True,
+              help="The bet (default double): once for every seat, or once per --seat in order.")
+@click.option("--file", "path", metavar="FILE", help="An exposures request body (JSON, - for stdin).")
+@scoring_options
+def exposures(seats: tuple[str, ...], bets: tuple[str, ...], path: str | None, profile: str, decks: int | None,
+              rules: str | None, as_json: bool) -> None:
+    """What each seat and the dealer could lose and win, before the deal (RULES.md 6.3)."""
+    if path is not None and (seats or bets):
+        raise InputError("give --seat and --bet, or --file, not both")
+    if path is not None:
+        body = read_body(path)
+    elif not seats:
+        raise InputError("give at least one --seat [ID:]STAKE (or --file)")
+    else:
+        body = {"players": [parse_seat(seat) for seat in seats]}
+        apply_bets(body["players"], bets)
+    body = exposure_body(_with_options(body, decks, rules), profile)
+    if as_json:
+        _emit_json(body)
+    else:
+        click.echo(exposure_text(body))
 
 
 @cli.command()
@@ -393,7 +488,8 @@ def profiles(name: str | None, as_json: bool) -> None:
         return
     knobs = [(k, json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v)
              for k, v in dumped["rules"].items()]
-    click.echo(f"{dumped['name']}: {dumped['description']}\n{_table([('knob', 'value'), *knobs])}")
+    click.echo(f"{dumped['name']}: {dumped['description']}\n{_table([('knob', 'value'), *knobs])}\n"
+               f"max payout {dumped['max_payout']}x")
 
 
 def find_gunicorn_config(explicit: str | None = None) -> Path:

@@ -14,13 +14,14 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate, valida
 
 from service.engine.cards import CARD_CODES, HAND_SIZE, duplicate_message, parse_card
 from service.engine.cards import CardError as _CardError
-from service.engine.rules import CATEGORIES, MAX_PAYOUT, MAX_SUITED_MULTIPLIER, PAYOUT_KEYS
-from service.engine.settle import MAX_STAKE
+from service.engine.rules import CATEGORIES, MAX_BPS, MAX_PAYOUT, MAX_SUITED_MULTIPLIER, PAYOUT_KEYS
+from service.engine.settle import BETS, MAX_STAKE
 from service.serialize import evaluation_dict
 
 __all__ = [
     "BatchRequestSchema",
     "EvaluationRequestSchema",
+    "ExposureRequestSchema",
     "RankingRequestSchema",
     "SettlementRequestSchema",
     "max_players",
@@ -150,9 +151,10 @@ def _id_field() -> fields.String:
                          validate=validate.Length(max=MAX_ID_LENGTH, error=f"at most {MAX_ID_LENGTH} characters"))
 
 
-def _choice(*choices: str) -> fields.String:
+def _choice(*choices: str, **kwargs: Any) -> fields.String:
     text = "must be one of " + ", ".join(choices)
-    return fields.String(validate=validate.OneOf(choices, error=text), error_messages={**MESSAGES, "invalid": text})
+    return fields.String(validate=validate.OneOf(choices, error=text), error_messages={**MESSAGES, "invalid": text},
+                         **kwargs)
 
 
 class BoundedList(fields.List[Any]):
@@ -217,6 +219,8 @@ class RulesOverridesSchema(_Strict):
     payouts = _nested(PayoutsSchema)
     suited_bonus = _choice("none", "ox", "hand")
     suited_multiplier = _int(1, MAX_SUITED_MULTIPLIER)
+    commission_bps = _int(0, MAX_BPS)
+    dealer_commission_bps = _int(0, MAX_BPS)
 
 
 class _ScoringRequest(_Strict):
@@ -333,12 +337,17 @@ class DealerSchema(_Strict):
     hand = HandField(required=True, error_messages=MESSAGES)
 
 
+def _bet_field() -> fields.String:
+    return _choice(*BETS, load_default="double")
+
+
 class PlayerSchema(_Strict):
-    """A player: ``{"id": "optional", "hand": [5 cards], "stake": 100}``."""
+    """A player: ``{"id": "optional", "hand": [5 cards], "stake": 100, "bet": "double"}``."""
 
     id = _id_field()
     hand = HandField(required=True, error_messages=MESSAGES)
     stake = _stake_field()
+    bet = _bet_field()
 
 
 class SettlementRequestSchema(_ScoringRequest):
@@ -374,6 +383,33 @@ class SettlementRequestSchema(_ScoringRequest):
             raise ValidationError(errors)
 
 
+class ExposureSeatSchema(_Strict):
+    """A seat before the deal: ``{"id": "optional", "stake": 100, "bet": "double"}``."""
+
+    id = _id_field()
+    stake = _stake_field()
+    bet = _bet_field()
+
+
+class ExposureRequestSchema(_ScoringRequest):
+    """``POST /v1/exposures``: 1 to 82 seats (no hands), as many as ``decks`` can seat.
+
+    >>> ExposureRequestSchema().load({"players": [{"stake": 5, "bet": "equal"}]})["players"]
+    [{'id': None, 'stake': 5, 'bet': 'equal'}]
+    """
+
+    players = BoundedList(_nested(ExposureSeatSchema), 1, max_players(MAX_DECKS), "players", required=True)
+
+    @validates_schema(skip_on_field_errors=False)
+    def _check_seats(self, data: Mapping[str, Any], **kwargs: Any) -> None:
+        decks = _decks(data)
+        players = data.get("players")
+        if decks and isinstance(players, list) and len(players) > max_players(decks):
+            raise ValidationError({"players": {"_self": [
+                f"{decks} deck{'s' if decks > 1 else ''} can seat at most {max_players(decks)} players "
+                f"besides the dealer, got {len(players)}"]}})
+
+
 # ---------------------------------------------------------------------------------------
 # Responses. An evaluation is dumped by one function (service.serialize), wrapped in a
 # field here; the batch path calls service.serialize.evaluation_dicts directly.
@@ -392,6 +428,7 @@ class ScoringContextSchema(Schema):
     profile = fields.String()
     rules_digest = fields.String()
     rules = fields.Dict()
+    max_payout = fields.Integer()
 
 
 class RankedHandSchema(Schema):
@@ -409,11 +446,21 @@ class RankingResponseSchema(ScoringContextSchema):
     ranking = fields.List(fields.Nested(RankedHandSchema))
 
 
+class ExposureSchema(Schema):
+    """``{"max_loss", "max_win"}`` (RULES.md section 6.3)."""
+
+    max_loss = fields.Integer()
+    max_win = fields.Integer()
+
+
 class DealerResultSchema(Schema):
-    """The dealer's hand and net amount."""
+    """The dealer's hand, gross result, commission, net amount and exposure."""
 
     evaluation = EvaluationField()
+    gross = fields.Integer()
+    commission = fields.Integer()
     net = fields.Integer()
+    exposure = fields.Nested(ExposureSchema)
 
 
 class PlayerResultSchema(Schema):
@@ -422,15 +469,42 @@ class PlayerResultSchema(Schema):
     id = fields.String(allow_none=True)
     evaluation = EvaluationField()
     stake = fields.Integer()
+    bet = fields.String()
     outcome = fields.String()
+    gross = fields.Integer()
+    commission = fields.Integer()
     amount = fields.Integer()
+    exposure = fields.Nested(ExposureSchema)
 
 
 class SettlementResponseSchema(ScoringContextSchema):
-    """``{"profile", "rules_digest", "dealer": {...}, "players": [...]}``."""
+    """``{"profile", "rules_digest", "dealer": {...}, "players": [...], "house"}``."""
 
     dealer = fields.Nested(DealerResultSchema)
     players = fields.List(fields.Nested(PlayerResultSchema))
+    house = fields.Integer()
+
+
+class ExposureSeatResultSchema(Schema):
+    """One seat's exposure before the deal."""
+
+    id = fields.String(allow_none=True)
+    stake = fields.Integer()
+    bet = fields.String()
+    exposure = fields.Nested(ExposureSchema)
+
+
+class ExposureDealerSchema(Schema):
+    """The dealer's exposure before the deal."""
+
+    exposure = fields.Nested(ExposureSchema)
+
+
+class ExposureResponseSchema(ScoringContextSchema):
+    """``{"profile", "rules_digest", "max_payout", "dealer": {...}, "players": [...]}``."""
+
+    dealer = fields.Nested(ExposureDealerSchema)
+    players = fields.List(fields.Nested(ExposureSeatResultSchema))
 
 
 class ProfileSchema(Schema):
@@ -442,6 +516,7 @@ class ProfileSchema(Schema):
     extends = fields.String(allow_none=True)
     rules_digest = fields.Function(lambda p: p.rules.digest())
     rules = fields.Function(lambda p: p.rules.as_dict())
+    max_payout = fields.Function(lambda p: p.rules.max_payout)
 
 
 class ProfileListSchema(Schema):

@@ -20,12 +20,13 @@ from service.request_body import BodyFramingError, BodyTimeoutError, BodyTooLarg
 from service.schemas import (
     BatchRequestSchema,
     EvaluationRequestSchema,
+    ExposureRequestSchema,
     ProfileListSchema,
     ProfileSchema,
     RankingRequestSchema,
     SettlementRequestSchema,
 )
-from service.scoring import Scoring, load_body, ranking_answer, settlement_answer
+from service.scoring import Scoring, exposure_answer, load_body, ranking_answer, settlement_answer
 from service.serialize import evaluation_dicts
 
 __all__ = ["QUERY_IGNORED", "api", "ops"]
@@ -39,6 +40,7 @@ _SCHEMAS = {
     "batch": BatchRequestSchema(),
     "ranking": RankingRequestSchema(),
     "settlement": SettlementRequestSchema(),
+    "exposure": ExposureRequestSchema(),
 }
 _OUT = {
     "profile": ProfileSchema(),
@@ -150,24 +152,31 @@ def read_json() -> Any:
 
 #: Probes and scrapers may add a cache-busting query string: these endpoints ignore it.
 QUERY_IGNORED = frozenset({"ops.health", "ops.readiness", "metrics"})
+#: The reads that take a query parameter, by endpoint: the parameters each takes.
+READ_PARAMETERS: dict[str, frozenset[str]] = {"analyses.profile_house_edge": frozenset({"bet"})}
 
 
 def reject_query_on_reads() -> None:
-    """Only the POST operations take a query parameter (``profile``): refuse any other on a
-    GET, except on health, readiness and metrics (:data:`QUERY_IGNORED`), which ignore the
-    query string. A CORS preflight (``OPTIONS``) carries the query of the request it asks
-    about and is never refused for it."""
+    """Only the POST operations take a query parameter (``profile``), and the reads listed
+    in :data:`READ_PARAMETERS` theirs: refuse any other on a GET, except on health,
+    readiness and metrics (:data:`QUERY_IGNORED`), which ignore the query string. A CORS
+    preflight (``OPTIONS``) carries the query of the request it asks about and is never
+    refused for it."""
     if request.method in ("POST", "OPTIONS") or request.endpoint in QUERY_IGNORED:
         return
     if request.args and request.routing_exception is None:
-        raise validation_problem({"parameter": name, "detail": "unknown query parameter; this operation takes none"}
-                                 for name in request.args)
+        allowed = READ_PARAMETERS.get(request.endpoint or "", frozenset())
+        unknown = [name for name in request.args if name not in allowed]
+        if unknown:
+            raise validation_problem({"parameter": name, "detail": "unknown query parameter; this operation takes "
+                                      + (", ".join(sorted(allowed)) if allowed else "none")} for name in unknown)
 
 
 def load_scoring(kind: str) -> Scoring:
     """Parse a scoring request: query parameters, body, profile and rule overrides.
 
-    :param kind: which request schema: ``evaluation``, ``batch``, ``ranking`` or ``settlement``.
+    :param kind: which request schema: ``evaluation``, ``batch``, ``ranking``, ``settlement``
+        or ``exposure`` (and the analyses' kinds).
     :raises ProblemError: naming every problem found.
     """
     body = read_json()
@@ -224,6 +233,12 @@ def settle_round() -> Response:
     answer, evaluations = settlement_answer(s)
     current_app.extensions["gnau.observe"](s.profile.name, evaluations)
     return json_response(answer)
+
+
+@api.post("/exposures")
+def table_exposures() -> Response:
+    """What each seat and the dealer could lose and win before the deal (openapi: ``tableExposures``)."""
+    return json_response(exposure_answer(load_scoring("exposure")))
 
 
 @api.get("/profiles")

@@ -57,3 +57,20 @@ SETTLEMENTS: list[tuple[str, int, str, list[tuple[str, int]], list[int], list[st
 def hand(text: str) -> list[str]:
     """Split a space-separated hand."""
     return text.split()
+
+#: RULES.md section 8, bets and commission: (profile, rules overrides, dealer,
+#: [(player, stake, bet, outcome, gross, commission, amount)],
+#: (dealer gross, dealer commission, dealer net), house,
+#: {player index: (max_loss, max_win)} for the exposures the section states).
+COMMISSION_ROUNDS: list[tuple[str, dict[str, Any], str, list[tuple[str, int, str, str, int, int, int]],
+                              tuple[int, int, int], int, dict[int, tuple[int, int]]]] = [
+    ("standard", {"dealer_commission_bps": 1000}, "3S 6H 8D 4C 8H",
+     [("10H 9C 8S 4S 4D", 250, "double", "lose", -500, 0, -500)],
+     (500, 50, 450), 50, {}),
+    ("bull-bull", {}, "KH QS 10D 4C AC",
+     [("JS 9H AD 5C 5D", 1000, "double", "win", 3000, 150, 2850),
+      ("7S 3H JH 8C 10C", 1000, "equal", "win", 1000, 50, 950),
+      ("9S 9D KS 2H 4D", 1000, "double", "lose", -1000, 0, -1000),
+      ("6S 4S QH 3D 5H", 19, "equal", "win", 19, 0, 19)],
+     (-3019, 0, -3019), 200, {0: (5000, 4750), 1: (1000, 950)}),
+]

@@ -50,12 +50,16 @@ def drive(base_url: str) -> dict[str, Any]:
         evaluate_hands,
         rank_hands,
         settle_round,
+        table_exposures,
     )
     from gnau_scoring_client.models import (  # type: ignore[import-not-found]
         AnalysisRequest,
         BatchRequest,
         DealerRequest,
         EvaluationRequest,
+        ExposureRequest,
+        ExposureSeatRequest,
+        HouseEdgeRequest,
         OddsRequest,
         OpenapiDocumentResponse200,
         PlayerRequest,
@@ -105,6 +109,13 @@ def drive(base_url: str) -> dict[str, Any]:
         record("settleRound", settle_round.sync_detailed(client=client, body=SettlementRequest(
             dealer=DealerRequest(hand=DEALER),
             players=[PlayerRequest(id=i, hand=h, stake=s) for i, h, s in PLAYERS])))
+        record("settleRound", settle_round.sync_detailed(client=client, profile="bull-bull", body=SettlementRequest(
+            dealer=DealerRequest(hand=["KH", "QS", "10D", "4C", "AC"]),
+            players=[PlayerRequest(id="p1", hand=["JS", "9H", "AD", "5C", "5D"], stake=1000, bet="double"),
+                     PlayerRequest(id="p2", hand=["7S", "3H", "JH", "8C", "10C"], stake=1000, bet="equal")])))
+        record("tableExposures", table_exposures.sync_detailed(client=client, profile="bull-bull", body=ExposureRequest(
+            players=[ExposureSeatRequest(id="p1", stake=1000, bet="double"),
+                     ExposureSeatRequest(id="p2", stake=1000, bet="equal")])))
 
         record("listProfiles", list_profiles.sync_detailed(client=client))
         record("getProfile", get_profile.sync_detailed("niu-niu", client=client))
@@ -118,11 +129,15 @@ def drive(base_url: str) -> dict[str, Any]:
             client=client, body=OddsRequest(hand=["10S", "7H", "3D", "KC", "7D"], dead=["7h"])))
         record("getProfileDistribution", get_profile_distribution.sync_detailed("standard", client=client))
         record("getProfileHouseEdge", get_profile_house_edge.sync_detailed("niu-niu", client=client))
+        record("getProfileHouseEdge", get_profile_house_edge.sync_detailed("bull-bull", client=client, bet="equal"))
         record("getProfileHouseEdge", get_profile_house_edge.sync_detailed("vegas", client=client))
         record("analyseDistribution", analyse_distribution.sync_detailed(
             client=client, body=AnalysisRequest(rules=RulesOverrides(three_six_swap=False))))
         record("analyseHouseEdge", analyse_house_edge.sync_detailed(
-            client=client, profile="casino", body=AnalysisRequest(rules=RulesOverrides(ties="push"))))
+            client=client, profile="casino", body=HouseEdgeRequest(rules=RulesOverrides(ties="push"))))
+        record("analyseHouseEdge", analyse_house_edge.sync_detailed(
+            client=client, profile="niu-niu", body=HouseEdgeRequest(rules=RulesOverrides(commission_bps=500),
+                                                                    bet="equal")))
 
         record("health", health.sync_detailed(client=client))
         record("readiness", readiness.sync_detailed(client=client))

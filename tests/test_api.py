@@ -80,13 +80,20 @@ def test_ranking_high_card_breaks_ties(client: FlaskClient) -> None:
 
 def test_profiles(client: FlaskClient) -> None:
     body = client.get("/v1/profiles").get_json()
-    assert [p["name"] for p in body["profiles"]] == ["standard", "casino", "tens-are-dukes", "liberal", "niu-niu"]
+    assert [p["name"] for p in body["profiles"]] == ["standard", "casino", "tens-are-dukes", "liberal", "niu-niu",
+                                                     "bull-bull"]
+    assert [p["max_payout"] for p in body["profiles"]] == [10, 7, 10, 20, 5, 5]
     casino = client.get("/v1/profiles/casino").get_json()
     assert casino["rules"]["payouts"]["double_ox"] == 3
     assert casino["builtin"] is True
     nn = client.get("/v1/profiles/niu-niu").get_json()["rules"]
     assert (nn["ties"], nn["bomb"], nn["three_six_swap"], nn["five_small_max_points"]) == ("high_card", True, False, 10)
     assert nn["ranking"][:4] == ["five_small", "bomb", "five_dukes", "four_dukes"]
+    bb = client.get("/v1/profiles/bull-bull").get_json()
+    assert (bb["rules"]["commission_bps"], bb["rules"]["dealer_commission_bps"], bb["max_payout"]) == (500, 0, 5)
+    assert {k: v for k, v in bb["rules"].items() if k != "commission_bps"} == {
+        k: v for k, v in nn.items() if k != "commission_bps"}
+    assert nn["commission_bps"] == 0
     missing = problem(client, "/v1/profiles/vegas", method="GET", status=404)
     assert "vegas" in missing["detail"]
 

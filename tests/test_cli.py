@@ -20,7 +20,7 @@ from service.app import create_app
 from service.cli import main
 from tests.live_server import stop
 
-from .cases import NIU_NIU_ROWS, SETTLEMENTS, STANDARD_ROWS, hand
+from .cases import COMMISSION_ROUNDS, NIU_NIU_ROWS, SETTLEMENTS, STANDARD_ROWS, hand
 from .live_server import REPO, free_port
 
 GNAU = Path(sys.executable).with_name("gnau")
@@ -132,10 +132,78 @@ def test_settle_from_a_file_in_the_api_shape(capsys: pytest.CaptureFixture[str],
     assert status == 0
     lines = out.splitlines()
     assert lines[2].split() == ["dealer", "3S", "6H", "8D", "4C", "8H", "Double-Ox", "8", "3S=3", "6H=3", "4C=4",
-                                "8D=8", "8H=8", "2x", "-500"]
-    assert lines[3].split()[-3:] == ["250", "lose", "-500"]
+                                "8D=8", "8H=8", "2x", "-500", "0", "-500"]
+    assert lines[3].split()[-6:] == ["250", "double", "lose", "-500", "0", "-500"]
     assert lines[4].split()[0] == "#1"
-    assert lines[4].split()[-3:] == ["100", "win", "+1000"]
+    assert lines[4].split()[-6:] == ["100", "double", "win", "+1000", "0", "+1000"]
+    assert lines[5] == "house (commission) 0"
+
+
+@pytest.mark.parametrize(("profile", "overrides", "dealer", "players", "dealer_result", "house", "exposures"),
+                         COMMISSION_ROUNDS, ids=[row[0] for row in COMMISSION_ROUNDS])
+def test_settle_commission_examples(capsys: pytest.CaptureFixture[str], api: FlaskClient, profile: str,
+                                    overrides: dict[str, Any], dealer: str,
+                                    players: list[tuple[str, int, str, str, int, int, int]],
+                                    dealer_result: tuple[int, int, int], house: int,
+                                    exposures: dict[int, tuple[int, int]]) -> None:
+    """RULES.md section 8's bet and commission rows, through ``gnau settle --bet``."""
+    args = ["settle", "--dealer", dealer, "--profile", profile]
+    for i, (cards, stake, bet, *_) in enumerate(players, 1):
+        args += ["--player", f"p{i}:{stake}:{cards}", "--bet", bet]
+    if overrides:
+        args += ["--rules", json.dumps(overrides)]
+    body = gnau_json(capsys, *args)
+    request: dict[str, Any] = {"dealer": {"hand": hand(dealer)}, "players": [
+        {"id": f"p{i}", "hand": hand(p[0]), "stake": p[1], "bet": p[2]} for i, p in enumerate(players, 1)]}
+    if overrides:
+        request["rules"] = overrides
+    assert body == post(api, "/v1/settlements", request, profile)
+    status, out, _ = gnau(capsys, *args)
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[2].split()[0] == "dealer"
+    gross, commission, net = dealer_result
+    assert lines[2].split()[-3:] == [f"{gross:+d}", str(commission), f"{net:+d}"]
+    for line, (_, stake, bet, outcome, p_gross, p_commission, amount) in zip(lines[3:], players, strict=False):
+        assert line.split()[-6:] == [str(stake), bet, outcome, f"{p_gross:+d}", str(p_commission), f"{amount:+d}"]
+    assert lines[-1] == f"house (commission) {house}"
+    # The exposures RULES.md section 8 states, in the settlement and before the deal.
+    seat_args = ["exposures", "--profile", profile]
+    for i, (_, stake, bet, *_) in enumerate(players, 1):
+        seat_args += ["--seat", f"p{i}:{stake}", "--bet", bet]
+    if overrides:
+        seat_args += ["--rules", json.dumps(overrides)]
+    before = gnau_json(capsys, *seat_args)
+    seats: dict[str, Any] = {"players": [{"id": f"p{i}", "stake": p[1], "bet": p[2]} for i, p in enumerate(players, 1)]}
+    if overrides:
+        seats["rules"] = overrides
+    assert before == post(api, "/v1/exposures", seats, profile)
+    assert [p["exposure"] for p in before["players"]] == [p["exposure"] for p in body["players"]]
+    status, out, _ = gnau(capsys, *seat_args)
+    assert status == 0
+    for i, (max_loss, max_win) in exposures.items():
+        assert body["players"][i]["exposure"] == {"max_loss": max_loss, "max_win": max_win}
+        row = out.splitlines()[3 + i].split()
+        assert row == [f"p{i + 1}", str(players[i][1]), players[i][2], str(max_loss), str(max_win)]
+
+
+def test_settle_takes_one_bet_for_every_player_or_bets_from_the_file(
+        capsys: pytest.CaptureFixture[str], api: FlaskClient, tmp_path: Path) -> None:
+    players = ["p1:1000:JS 9H AD 5C 5D", "p2:1000:7S 3H JH 8C 10C"]
+    args = ["settle", "--dealer", "KH QS 10D 4C AC", "--profile", "bull-bull"]
+    for p in players:
+        args += ["--player", p]
+    body = gnau_json(capsys, *args, "--bet", "equal")
+    assert [(p["bet"], p["gross"], p["commission"], p["amount"]) for p in body["players"]] == [
+        ("equal", 1000, 50, 950), ("equal", 1000, 50, 950)]
+    request = {"dealer": {"hand": hand("KH QS 10D 4C AC")},
+               "players": [{"hand": hand("JS 9H AD 5C 5D"), "stake": 1000, "bet": "equal"},
+                           {"hand": hand("7S 3H JH 8C 10C"), "stake": 1000}]}
+    path = tmp_path / "round.json"
+    path.write_text(json.dumps(request), encoding="utf-8")
+    body = gnau_json(capsys, "settle", "--file", str(path), "--profile", "bull-bull")
+    assert body == post(api, "/v1/settlements", request, "bull-bull")
+    assert [(p["bet"], p["amount"]) for p in body["players"]] == [("equal", 950), ("double", 1900)]
 
 
 def test_rank_agrees_with_the_api(capsys: pytest.CaptureFixture[str], api: FlaskClient, tmp_path: Path) -> None:
@@ -160,10 +228,15 @@ def test_profiles_agree_with_the_api(capsys: pytest.CaptureFixture[str], api: Fl
     status, out, _ = gnau(capsys, "profiles")
     assert status == 0
     assert [line.split()[0] for line in out.splitlines()] == [
-        "name", "standard", "casino", "tens-are-dukes", "liberal", "niu-niu"]
+        "name", "standard", "casino", "tens-are-dukes", "liberal", "niu-niu", "bull-bull"]
     status, out, _ = gnau(capsys, "profiles", "niu-niu")
     assert status == 0
     assert "ties                   high_card" in out
+    assert gnau_json(capsys, "profiles", "bull-bull") == api.get("/v1/profiles/bull-bull").get_json()
+    status, out, _ = gnau(capsys, "profiles", "bull-bull")
+    assert status == 0
+    assert "commission_bps         500" in out.splitlines()
+    assert out.splitlines()[-1] == "max payout 5x"
 
 
 def test_operator_profiles_come_from_profiles_file(capsys: pytest.CaptureFixture[str], tmp_path: Path,
@@ -193,6 +266,16 @@ def test_operator_profiles_come_from_profiles_file(capsys: pytest.CaptureFixture
     (["settle", "--dealer", "AS KH 10D 3C 6S", "--player", "9:AS 2S 3S 4S 5S"],
      "gnau: /players/0/hand/0: AS appears more than once"),
     (["settle", "--file", "/nonexistent/round.json"], "gnau: /nonexistent/round.json: cannot read"),
+    (["settle", "--dealer", "AS KH 10D 3C 6S", "--player", "9:2S 3S 4S 5S 7S", "--bet", "triple"],
+     "gnau: /players/0/bet: must be one of double, equal"),
+    (["settle", "--dealer", "AS KH 10D 3C 6S", "--player", "9:2S 3S 4S 5S 7S", "--bet", "equal", "--bet", "equal"],
+     "gnau: give --bet once (for every player) or once per player in order: 2 --bet for 1 player"),
+    (["exposures"], "gnau: give at least one --seat [ID:]STAKE (or --file)"),
+    (["exposures", "--seat", "p1:0", "--bet", "triple"],
+     "gnau: /players/0/stake: must be an integer from 1 to 1000000000000; /players/0/bet: must be one of double, equal"),
+    (["settle", "--file", "round.json", "--bet", "equal"], "gnau: give --dealer, --player and --bet, or --file"),
+    (["settle", "--dealer", "AS KH 10D 3C 6S", "--player", "9:2S 3S 4S 5S 7S", "--rules",
+      '{"commission_bps": 10001}'], "gnau: /rules/commission_bps: must be an integer from 0 to 10000"),
     (["profiles", "vegas"], "gnau: unknown profile 'vegas'"),
     (["deal"], "gnau: No such command 'deal'"),
 ])

@@ -73,7 +73,7 @@ def test_card_enum_lists_every_accepted_spelling() -> None:
                                         and not any(s in c for s in "♠♥♦♣")})
 
 
-@pytest.mark.parametrize("profile", ["standard", "casino", "tens-are-dukes", "liberal", "niu-niu"])
+@pytest.mark.parametrize("profile", ["standard", "casino", "tens-are-dukes", "liberal", "niu-niu", "bull-bull"])
 def test_profile_enum_lists_every_builtin(profile: str) -> None:
     document = yaml.safe_load(SPEC.read_text(encoding="utf-8"))
     assert profile in document["components"]["parameters"]["Profile"]["schema"]["enum"]
@@ -86,7 +86,7 @@ def test_schemathesis_covers_every_operation_including_the_document() -> None:
     labels = sorted(result.ok().label for result in results if isinstance(result, Ok))
     assert "GET /openapi.yaml" in labels
     assert labels == sorted(f"{method} {path}" for path, method in _spec_operations())
-    assert len(labels) == 18
+    assert len(labels) == 19  # 18, and POST /v1/exposures (issue 13)
 
 
 def test_pytest_and_the_cli_share_one_hooks_file() -> None:

@@ -8,7 +8,9 @@
 * the endpoints that use it, end to end, byte for byte after parsing;
 * the one-pass batch validation (:class:`service.schemas.HandsField`): every bad card of
   every hand named by its exact JSON pointer;
-* the collector pause the batch view runs under.
+* the collector pause the batch view runs under;
+* the settlement answer (:func:`service.scoring.settlement_answer`, written straight into
+  dicts) against the same data dumped by ``SettlementResponseSchema``.
 
 No timings here: bench/ measures speed.
 """
@@ -175,7 +177,7 @@ def test_batch_endpoint_with_overrides(client: FlaskClient) -> None:
     rules = apply_overrides(PROFILES["standard"].rules, overrides)
     hands = random_hands(300, 1, seed=9)
     body = client.post("/v1/evaluations/batch", json={"hands": texts(hands), "rules": overrides}).get_json()
-    assert list(body) == ["profile", "rules_digest", "rules", "evaluations"]
+    assert list(body) == ["profile", "rules_digest", "rules", "max_payout", "evaluations"]
     assert body["rules"] == rules.as_dict()
     assert body["evaluations"] == expected(hands, rules)
 
@@ -350,3 +352,41 @@ def test_single_hand_fast_load_equals_the_fields() -> None:
         assert fast == fields, body
         fast_taken += isinstance(fast, dict) and set(body) == {"hand"}
     assert fast_taken > 100
+
+
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+def test_settlement_answer_is_the_schema_dump(profile: str) -> None:
+    from service.profiles import ProfileRegistry
+    from service.schemas import SettlementRequestSchema
+    from service.scoring import load_body, settlement_answer, settlement_answer_dumped
+
+    rng = random.Random(f"settle-{profile}")
+    for players, rules in ((1, None), (9, {"commission_bps": 250, "dealer_commission_bps": 700}), (40, None)):
+        decks = 1 if players < 10 else 5
+        shoe = rng.sample([c for c in range(52) for _ in range(decks)], 5 * (players + 1))
+        text = [CARDS[c].text for c in shoe]
+        body: dict[str, Any] = {"decks": decks, "dealer": {"hand": text[:5]}, "players": [
+            {"id": f"p{i}", "hand": text[5 * i:5 * i + 5], "stake": rng.choice([1, 19, 100, 10**12])}
+            | ({"bet": rng.choice(["double", "equal"])} if i % 3 else {})
+            for i in range(1, players + 1)]}
+        if rules is not None:
+            body["rules"] = rules
+        errors: list[Any] = []
+        s = load_body(SettlementRequestSchema(), body, profile, ProfileRegistry(), errors, profiles_hint="-")
+        assert s is not None, errors
+        answer, evaluations = settlement_answer(s)
+        assert orjson.dumps(answer) == orjson.dumps(settlement_answer_dumped(s))  # same data, same order
+        assert [evaluation_dict(e) for e in evaluations] == [answer["dealer"]["evaluation"]] + [
+            p["evaluation"] for p in answer["players"]]
+
+
+def test_commission_shares_the_evaluation_table() -> None:
+    """Commission never changes an evaluation: bull-bull evaluates with niu-niu's table, and
+    a per-request commission override needs no table of its own."""
+    niu_niu, bull_bull = PROFILES["niu-niu"].rules, PROFILES["bull-bull"].rules
+    assert table_for(bull_bull) is table_for(niu_niu)
+    custom = apply_overrides(PROFILES["standard"].rules, {"commission_bps": 123, "dealer_commission_bps": 45})
+    standard = table_for(PROFILES["standard"].rules)
+    assert use_table(custom) is standard
+    hands = random_hands(50, 1, seed=13)
+    assert evaluation_dicts(hands, bull_bull) == evaluation_dicts(hands, niu_niu) == expected(hands, bull_bull)

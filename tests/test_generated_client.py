@@ -140,19 +140,29 @@ def test_ranking(seen: dict[str, list[dict[str, Any]]]) -> None:
 
 
 def test_settlement(seen: dict[str, list[dict[str, Any]]]) -> None:
-    (settlement,) = seen["settleRound"]
+    settlement, bull_bull = seen["settleRound"]
     assert settlement["model"] == "SettlementResponse"
     body = settlement["body"]
     assert body["dealer"]["evaluation"]["label"] == "Double-Ox 8"
     assert [(p["id"], p["evaluation"]["label"], p["stake"], p["outcome"], p["amount"]) for p in body["players"]] == [
         ("seat-1", "No Ox", 250, "lose", -500), ("seat-2", "Five Dukes", 100, "win", 1000)]
     assert body["dealer"]["net"] == -500
+    assert body["house"] == 0
+    body = bull_bull["body"]
+    assert [(p["bet"], p["gross"], p["commission"], p["amount"], p["exposure"]) for p in body["players"]] == [
+        ("double", 3000, 150, 2850, {"max_loss": 5000, "max_win": 4750}),
+        ("equal", 1000, 50, 950, {"max_loss": 1000, "max_win": 950})]
+    assert (body["dealer"]["gross"], body["dealer"]["net"], body["house"]) == (-4000, -4000, 200)
+    (exposures,) = seen["tableExposures"]
+    assert exposures["model"] == "ExposureResponse"
+    assert exposures["body"]["max_payout"] == 5
+    assert [p["exposure"] for p in exposures["body"]["players"]] == [p["exposure"] for p in body["players"]]
 
 
 def test_profiles(seen: dict[str, list[dict[str, Any]]]) -> None:
     (listing,) = seen["listProfiles"]
     names = [p["name"] for p in listing["body"]["profiles"]]
-    assert names[:5] == ["standard", "casino", "tens-are-dukes", "liberal", "niu-niu"]
+    assert names[:6] == ["standard", "casino", "tens-are-dukes", "liberal", "niu-niu", "bull-bull"]
     niu_niu, unknown = seen["getProfile"]
     assert niu_niu["model"] == "Profile"
     assert niu_niu["body"]["rules"]["ties"] == "high_card"
@@ -191,10 +201,14 @@ def test_analyses(seen: dict[str, list[dict[str, Any]]]) -> None:
     assert distribution["body"]["labels"][0] == {"label": "Five Dukes", "category": "five_dukes", "score": 800,
                                                  "hands": 792, "fraction": "33/108290",
                                                  "probability": 792 / 2598960}
-    niu_niu, unknown = seen["getProfileHouseEdge"]
+    niu_niu, bull_bull, unknown = seen["getProfileHouseEdge"]
     assert niu_niu["body"]["house_edge"] == {"fraction": "0/1", "value": 0.0}
+    assert (bull_bull["body"]["bet"], bull_bull["body"]["commission_bps"]) == ("equal", 500)
+    assert 0.0249 < bull_bull["body"]["house_edge"]["value"] < 0.025
+    assert "exactly from the rate" in bull_bull["body"]["method"]
     assert unknown["status"] == 404
     (custom,) = seen["analyseDistribution"]
     assert custom["body"]["rules"]["three_six_swap"] is False
-    (push,) = seen["analyseHouseEdge"]
+    push, commission = seen["analyseHouseEdge"]
     assert (push["body"]["profile"], push["body"]["house_edge"]["fraction"]) == ("casino", "0/1")
+    assert commission["body"]["house_edge"] == bull_bull["body"]["house_edge"]  # niu-niu + 5 % = bull-bull

@@ -11,6 +11,7 @@ import random
 import re
 from collections import Counter
 from fractions import Fraction
+from functools import cache
 from itertools import combinations
 from math import comb
 from pathlib import Path
@@ -21,9 +22,18 @@ from flask.testing import FlaskClient
 
 from service.app import create_app
 from service.engine.cards import CARD_CODES, CARDS, Card
-from service.engine.odds import Odds, OddsError, distribution, edge_table, house_edge, labels_of, odds
+from service.engine.odds import (
+    Odds,
+    OddsError,
+    distribution,
+    edge_table,
+    house_edge,
+    house_edge_method,
+    labels_of,
+    odds,
+)
 from service.engine.rules import PROFILES, Rules, apply_overrides
-from service.engine.settle import settle_one
+from service.engine.settle import BETS, settle_one
 from service.engine.tables import evaluate
 from tests.test_exhaustive import PINNED_COUNTS
 
@@ -36,6 +46,12 @@ RULE_SETS: dict[str, Rules] = {name: p.rules for name, p in PROFILES.items()} | 
                                             {"suited_bonus": "hand", "ties": "high_card", "suited_multiplier": 3}),
     "hand-bonus-dealer": apply_overrides(PROFILES["casino"].rules, {"suited_bonus": "hand"}),
     "ox-bonus-push": apply_overrides(PROFILES["liberal"].rules, {"ties": "push", "payouts": {"single_ox_9": 4}}),
+    # Commission (RULES.md section 6.2) under each tie rule, with and without a suited bonus.
+    "commission-dealer": apply_overrides(PROFILES["casino"].rules, {"commission_bps": 500}),
+    "commission-suited-dealer": apply_overrides(PROFILES["liberal"].rules, {"commission_bps": 333}),
+    "commission-suited-push": apply_overrides(PROFILES["liberal"].rules, {"ties": "push", "commission_bps": 1}),
+    "commission-hand-bonus-high-card": apply_overrides(
+        PROFILES["standard"].rules, {"suited_bonus": "hand", "ties": "high_card", "commission_bps": 10_000}),
 }
 
 
@@ -92,29 +108,74 @@ def test_distribution_on_a_small_deck_matches_brute_force(name: str) -> None:
 # House edge
 
 
-def brute_house_edge(rules: Rules, deck: list[int]) -> Fraction:
+@cache
+def brute_pairs(name: str, deck: tuple[int, ...]) -> dict[str, tuple[int, int, int]]:
+    """Every ordered pair of disjoint hands of ``deck`` settled with ``settle_one`` at stake 1:
+    per bet, ``(pairs, total gross, total winnings)``. The ``equal`` bet's gross is the
+    outcome's sign (RULES.md section 6.1), the ``double`` bet's the settlement's gross."""
+    rules = RULE_SETS[name]
     evaluations = {h: evaluate(cards(h), rules) for h in combinations(deck, 5)}
-    net = pairs = 0
+    net = won = wins = losses = pairs = 0
     for hand, player in evaluations.items():
         rest = [c for c in deck if c not in hand]
         for dealer in combinations(rest, 5):
-            net += settle_one(evaluations[dealer], player, 1, rules).amount
+            result = settle_one(evaluations[dealer], player, 1, rules)
+            net += result.gross
+            if result.outcome == "win":
+                won += result.gross
+                wins += 1
+            elif result.outcome == "lose":
+                losses += 1
             pairs += 1
-    return Fraction(net, pairs)
+    return {"double": (pairs, net, won), "equal": (pairs, wins - losses, wins)}
 
 
+def brute_house_edge(name: str, deck: list[int], bet: str = "double") -> tuple[Fraction, Fraction]:
+    """The player's expected gross and net per unit stake, the commission taken exactly at
+    the rate (RULES.md section 6.2: no rounding in expected values)."""
+    pairs, net, won = brute_pairs(name, tuple(deck))[bet]
+    rate = Fraction(RULE_SETS[name].commission_bps, 10_000)
+    return Fraction(net, pairs), Fraction(net, pairs) - rate * Fraction(won, pairs)
+
+
+def _not_computed(rules: Rules, bet: str) -> bool:
+    return bet == "double" and bool(rules.commission_bps) and rules.suited_bonus != "none" and rules.ties == "high_card"
+
+
+@pytest.mark.parametrize("bet", BETS)
 @pytest.mark.parametrize("name", list(RULE_SETS))
-def test_house_edge_matches_brute_force_on_a_small_deck(name: str) -> None:
+def test_house_edge_matches_brute_force_on_a_small_deck(name: str, bet: str) -> None:
     rules = RULE_SETS[name]
-    he = house_edge(rules, deck=SMALL_DECK)
+    if _not_computed(rules, bet):
+        with pytest.raises(OddsError, match="not computed"):
+            house_edge(rules, deck=SMALL_DECK, bet=bet)
+        return
+    he = house_edge(rules, deck=SMALL_DECK, bet=bet)
     assert he.pairs == comb(15, 5) * comb(10, 5)
-    assert he.player_expected_net == brute_house_edge(rules, SMALL_DECK)
+    assert (he.player_expected_gross, he.player_expected_net) == brute_house_edge(name, SMALL_DECK, bet)
+    if rules.commission_bps:
+        assert he.player_expected_commission > 0
 
 
-@pytest.mark.parametrize("name", ["standard", "liberal", "niu-niu", "hand-bonus-dealer"])
-def test_house_edge_matches_brute_force_on_a_random_deck(name: str) -> None:
-    rules = RULE_SETS[name]
-    assert house_edge(rules, deck=RANDOM_DECK).player_expected_net == brute_house_edge(rules, RANDOM_DECK)
+@pytest.mark.parametrize("bet", BETS)
+@pytest.mark.parametrize("name", ["standard", "liberal", "niu-niu", "hand-bonus-dealer", "bull-bull",
+                                  "commission-suited-dealer"])
+def test_house_edge_matches_brute_force_on_a_random_deck(name: str, bet: str) -> None:
+    he = house_edge(RULE_SETS[name], deck=RANDOM_DECK, bet=bet)
+    assert (he.player_expected_gross, he.player_expected_net) == brute_house_edge(name, RANDOM_DECK, bet)
+
+
+def test_bull_bull_house_edge_is_positive_for_both_bets_and_niu_niu_stays_zero() -> None:
+    for bet in BETS:
+        bb = house_edge(PROFILES["bull-bull"].rules, bet=bet)
+        nn = house_edge(PROFILES["niu-niu"].rules, bet=bet)
+        assert bb.edge > 0, bet
+        assert bb.player_expected_gross == nn.player_expected_net == nn.edge == 0
+        assert bb.edge == bb.player_expected_commission
+    # The equal bet's commission is 5 % of the chance of winning: half of every pair but the
+    # few where both hands are Five Dukes (high-card ties decide every other tie).
+    equal = house_edge(PROFILES["bull-bull"].rules, bet="equal")
+    assert Fraction(1, 40) * Fraction(999_999, 1_000_000) < equal.edge < Fraction(1, 40)
 
 
 def test_house_edge_of_the_profiles() -> None:
@@ -139,18 +200,37 @@ def test_house_edge_needs_ten_cards() -> None:
 
 
 def brute_odds(hand: list[int], dead: list[int], decks: int, rules: Rules) -> tuple[int, int, int, int, int]:
+    """Every dealer hand settled with ``settle_one`` (double bet, stake 1): hands, wins,
+    losses, pushes and the player's total gross."""
+    n, wins, losses, pushes, net, _ = _brute_odds(hand, dead, decks, rules)
+    return n, wins, losses, pushes, net
+
+
+def _brute_odds(hand: list[int], dead: list[int], decks: int,
+                rules: Rules) -> tuple[int, int, int, int, int, dict[str, tuple[Fraction, Fraction]]]:
+    """:func:`brute_odds`, plus per bet the expected gross and commission per unit stake,
+    each dealer hand settled with ``settle_one`` for that bet and the commission taken
+    exactly at the rate from each winning gross (RULES.md section 6.2)."""
     pool = [c for c in range(52) for _ in range(decks)]
     for c in hand + dead:
         pool.remove(c)
     player = evaluate(cards(hand), rules)
     tally: Counter[str] = Counter()
-    net = n = 0
-    for dealer in combinations(pool, 5):
-        result = settle_one(evaluate(cards(dealer), rules), player, 1, rules)
+    gross = dict.fromkeys(BETS, 0)
+    won = dict.fromkeys(BETS, 0)
+    n = 0
+    for dealer_cards in combinations(pool, 5):
+        dealer = evaluate(cards(dealer_cards), rules)
+        for bet in BETS:
+            result = settle_one(dealer, player, 1, rules, bet)
+            gross[bet] += result.gross
+            won[bet] += max(result.gross, 0)
         tally[result.outcome] += 1
-        net += result.amount
         n += 1
-    return n, tally["win"], tally["lose"], tally["push"], net
+    rate = Fraction(rules.commission_bps, 10_000)
+    per_bet: dict[str, tuple[Fraction, Fraction]] = {
+        bet: (Fraction(gross[bet], n), rate * Fraction(won[bet], n)) for bet in BETS}
+    return n, tally["win"], tally["lose"], tally["push"], gross["double"], per_bet
 
 
 def as_tuple(o: Odds) -> tuple[int, int, int, int, int]:
@@ -168,8 +248,12 @@ def test_odds_match_brute_force_with_few_cards_left(name: str, decks: int) -> No
         rng.shuffle(pool)
         hand, dead = pool[:5], pool[5:52 * decks - 17]
         got = odds(cards(hand), rules, cards(dead), decks)
-        assert as_tuple(got) == brute_odds(hand, dead, decks, rules)
+        *counts, per_bet = _brute_odds(hand, dead, decks, rules)
+        assert as_tuple(got) == tuple(counts)
         assert got.win + got.lose + got.push == 1
+        for bet in BETS:
+            expected_gross, expected_commission = per_bet[bet]
+            assert got.expected(bet) == (expected_gross, expected_commission, expected_gross - expected_commission)
 
 
 @pytest.mark.parametrize("name", ["standard", "niu-niu", "hand-bonus-high-card", "liberal"])
@@ -368,3 +452,69 @@ def test_a_zero_budget_turns_uncached_analyses_off() -> None:
     assert "Retry-After" not in response.headers
     assert client.get("/v1/profiles/liberal/house-edge").status_code == 200  # the profiles' analyses stay
     assert client.post("/v1/analyses/house-edge", json={"rules": {"ties": "push"}}).status_code == 200  # exactly 0
+
+
+def test_odds_endpoint_gives_both_bets_after_commission(client: FlaskClient) -> None:
+    hand = ["JS", "9H", "AD", "5C", "5D"]  # Bull-Bull, pays 3x
+    body = client.post("/v1/odds?profile=bull-bull", json={"hand": hand}).get_json()
+    got = odds(cards(codes(" ".join(hand))), PROFILES["bull-bull"].rules)
+    for bet in BETS:
+        gross, commission, net = got.expected(bet)
+        assert body["bets"][bet] == {"expected_gross": {"fraction": f"{gross.numerator}/{gross.denominator}",
+                                                        "value": float(gross)},
+                                     "expected_commission": {"fraction": f"{commission.numerator}/"
+                                                             f"{commission.denominator}", "value": float(commission)},
+                                     "expected_net": {"fraction": f"{net.numerator}/{net.denominator}",
+                                                      "value": float(net)}}
+        assert net == gross - commission
+        assert commission == Fraction(5, 100) * (3 if bet == "double" else 1) * got.win
+    assert body["expected_net"] == body["bets"]["double"]["expected_net"]
+    # Without a commission, the double bet's net is the expected net as it always was.
+    plain = client.post("/v1/odds?profile=niu-niu", json={"hand": hand}).get_json()
+    assert plain["bets"]["double"]["expected_gross"] == plain["expected_net"] == body["bets"]["double"]["expected_gross"]
+    assert plain["bets"]["equal"]["expected_commission"] == {"fraction": "0/1", "value": 0.0}
+
+
+def test_house_edge_endpoints_take_the_bet(client: FlaskClient) -> None:
+    for bet in BETS:
+        bb = client.get(f"/v1/profiles/bull-bull/house-edge?bet={bet}").get_json()
+        he = house_edge(PROFILES["bull-bull"].rules, bet=bet)
+        assert (bb["bet"], bb["commission_bps"]) == (bet, 500)
+        assert bb["house_edge"]["fraction"] == f"{he.edge.numerator}/{he.edge.denominator}"
+        assert bb["house_edge"]["value"] > 0
+        assert bb["player_expected_gross"] == {"fraction": "0/1", "value": 0.0}
+        assert bb["player_expected_commission"] == bb["house_edge"]
+        assert "exactly from the rate" in bb["method"]
+        nn = client.get(f"/v1/profiles/niu-niu/house-edge?bet={bet}").get_json()
+        assert nn["house_edge"] == {"fraction": "0/1", "value": 0.0}
+        assert "exactly from the rate" not in nn["method"]
+        custom = client.post("/v1/analyses/house-edge?profile=niu-niu",
+                             json={"rules": {"commission_bps": 500}, "bet": bet}).get_json()
+        assert custom["house_edge"] == bb["house_edge"]
+    default = client.get("/v1/profiles/bull-bull/house-edge").get_json()
+    assert default["bet"] == "double"
+    standard = client.get("/v1/profiles/standard/house-edge").get_json()
+    assert standard["method"] == house_edge_method(PROFILES["standard"].rules)
+    assert standard["player_expected_net"] == standard["player_expected_gross"]
+    equal = client.get("/v1/profiles/standard/house-edge?bet=equal").get_json()
+    assert "Equal bet" in equal["method"]
+    assert equal["house_edge"]["value"] > standard["house_edge"]["value"] > 0
+
+
+def test_house_edge_bet_errors_name_the_bet(client: FlaskClient) -> None:
+    for query, detail in (("bet=triple", "must be one of double, equal"), ("bet=equal&bet=double", "give bet once")):
+        response = client.get(f"/v1/profiles/bull-bull/house-edge?{query}")
+        assert response.status_code == 400
+        assert response.get_json()["errors"] == [{"parameter": "bet", "detail": detail}]
+    response = client.get("/v1/profiles/bull-bull/house-edge?bet=equal&deck=1")
+    assert pointers(response) == ["?deck"]
+    assert pointers(client.get("/v1/profiles/bull-bull/distribution?bet=equal")) == ["?bet"]
+    assert pointers(client.post("/v1/analyses/house-edge", json={"bet": "triple"})) == ["/bet"]
+    assert pointers(client.post("/v1/analyses/distribution", json={"bet": "equal"})) == ["/bet"]
+    not_computed = client.post("/v1/analyses/house-edge?profile=bull-bull", json={"rules": {"suited_bonus": "ox"}})
+    assert not_computed.status_code == 400
+    assert pointers(not_computed) == ["/bet"]
+    assert "not computed" in not_computed.get_json()["errors"][0]["detail"]
+    # the equal bet of the same rules is computed
+    assert client.post("/v1/analyses/house-edge?profile=bull-bull",
+                       json={"rules": {"suited_bonus": "ox"}, "bet": "equal"}).status_code == 200

@@ -97,6 +97,10 @@ def test_a_profile_without_rules_is_its_base(tmp_path: Path) -> None:
         pytest.param(entry(rules={"payouts": {"single_ox": -1}}),
                      ["profile 'house'", "knob payouts.single_ox: must be an integer from 0 to 1000"],
                      id="bad-payout"),
+        pytest.param(entry(rules={"commission_bps": 10_001, "dealer_commission_bps": "5%"}),
+                     ["profile 'house'", "knob commission_bps: must be an integer from 0 to 10000 (basis points)",
+                      "knob dealer_commission_bps: must be an integer from 0 to 10000 (basis points)"],
+                     id="bad-commission"),
         pytest.param(entry(rules={"ranking": ["no_ox", "five_dukes", "five_small", "bomb", "four_dukes",
                                               "ngau_tonku", "double_ox", "single_ox"]}),
                      ["profile 'house'", "knob ranking: no_ox must be last"], id="ranking"),
@@ -148,7 +152,7 @@ def test_every_problem_of_every_profile_is_reported(tmp_path: Path) -> None:
     assert str(info.value) == (
         f"{tmp_path / 'profiles.yaml'}: profile 'one': knob ties: must be one of dealer, push, high_card; "
         "knob jokers: unknown knob; profile 'two': extends must name a built-in profile "
-        "(standard, casino, tens-are-dukes, liberal, niu-niu), got 'vegas'"
+        "(standard, casino, tens-are-dukes, liberal, niu-niu, bull-bull), got 'vegas'"
     )
 
 
@@ -352,3 +356,19 @@ def test_every_bad_knob_is_reported(client: FlaskClient, path: str) -> None:
                                             "ngau_tonku", "double_ox", "single_ox"]}, path)
     assert sorted(e["pointer"] for e in errors) == [
         "/rules/jokers", "/rules/payouts/x", "/rules/ranking", "/rules/ties"]
+
+
+def test_operator_profile_with_commission_knobs(tmp_path: Path) -> None:
+    path = write(tmp_path, entry(name="p2p-bull", extends="bull-bull",
+                                 rules={"commission_bps": 300, "dealer_commission_bps": 250}))
+    [profile] = load_profiles_file(path)
+    assert (profile.extends, profile.rules.commission_bps, profile.rules.dealer_commission_bps) == ("bull-bull", 300, 250)
+    client = create_app({"TESTING": True, "PROFILES_FILE": str(path)}).test_client()
+    body = client.get("/v1/profiles/p2p-bull").get_json()
+    assert (body["rules"]["commission_bps"], body["rules"]["dealer_commission_bps"], body["max_payout"]) == (300, 250, 5)
+    out = client.post("/v1/settlements?profile=p2p-bull", json={
+        "dealer": {"hand": ["3S", "6H", "8D", "4C", "8H"]},  # Single-Ox 9 under Niu Niu: 8+8+4, 3+6
+        "players": [{"hand": ["10H", "9C", "8S", "4S", "4D"], "stake": 1000, "bet": "equal"}]}).get_json()
+    [player] = out["players"]
+    assert (player["outcome"], player["gross"], player["commission"], player["amount"]) == ("lose", -1000, 0, -1000)
+    assert (out["dealer"]["gross"], out["dealer"]["commission"], out["dealer"]["net"], out["house"]) == (1000, 25, 975, 25)

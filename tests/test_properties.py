@@ -1,8 +1,10 @@
 """Properties over random hands (hypothesis): order independence, comparison laws,
-zero-sum settlement, and rankings that agree with scores."""
+zero-sum settlement (with bets and commission, counting the house), exposure bounds, and
+rankings that agree with scores."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import permutations
 
 from hypothesis import given, settings
@@ -11,8 +13,9 @@ from hypothesis import strategies as st
 from service.engine.cards import CARDS, Card
 from service.engine.compare import compare, rank_hands, strength_key
 from service.engine.evaluate import evaluate_reference
+from service.engine.exposure import table_exposure
 from service.engine.rules import PROFILES
-from service.engine.settle import MAX_STAKE, settle
+from service.engine.settle import BETS, MAX_STAKE, settle
 from service.engine.tables import evaluate
 
 PROFILE_NAMES = list(PROFILES)
@@ -64,13 +67,61 @@ def test_settlement_is_zero_sum(deal: list[Card], stakes: list[int], profile: st
     table = [tuple(deal[i:i + 5]) for i in range(0, len(deal) - len(deal) % 5, 5)]
     dealer, players = evaluate(table[0], rules), [evaluate(h, rules) for h in table[1:]]
     result = settle(dealer, list(zip(players, stakes, strict=False)), rules)
-    assert result.dealer_net + sum(p.amount for p in result.players) == 0
+    assert result.dealer_net + sum(p.amount for p in result.players) + result.house == 0
+    if rules.commission_bps == rules.dealer_commission_bps == 0:
+        assert result.house == 0
     for p in result.players:
         assert p.outcome in ("win", "lose", "push")
         assert (p.amount > 0) <= (p.outcome == "win")
         if p.outcome == "push":
             assert p.amount == 0
-        assert abs(p.amount) in (p.stake * p.evaluation.payout, p.stake * dealer.payout)
+        assert abs(p.gross) in (p.stake * p.evaluation.payout, p.stake * dealer.payout)
+
+
+#: Stakes from 1 unit (where a 5 % commission rounds to 0) to the largest.
+stakes_strategy = st.one_of(st.integers(1, 40), st.integers(1, MAX_STAKE))
+bps = st.one_of(st.just(0), st.integers(0, 10_000), st.sampled_from([1, 500, 9_999, 10_000]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(deal=st.lists(st.sampled_from(CARDS), min_size=10, max_size=50, unique=True),
+       seats=st.lists(st.tuples(stakes_strategy, st.sampled_from(BETS)), min_size=9, max_size=9),
+       profile=profiles, commission_bps=bps, dealer_commission_bps=bps)
+def test_settlement_with_bets_and_commission_is_zero_sum_counting_the_house(
+        deal: list[Card], seats: list[tuple[int, str]], profile: str, commission_bps: int,
+        dealer_commission_bps: int) -> None:
+    base = PROFILES[profile].rules  # evaluations do not depend on the commission knobs
+    rules = replace(base, commission_bps=commission_bps, dealer_commission_bps=dealer_commission_bps)
+    table = [tuple(deal[i:i + 5]) for i in range(0, len(deal) - len(deal) % 5, 5)]
+    dealer, players = evaluate(table[0], base), [evaluate(h, base) for h in table[1:]]
+    seats = seats[:len(players)]
+    bets = [bet for _, bet in seats]
+    result = settle(dealer, [(e, stake) for e, (stake, _) in zip(players, seats, strict=True)], rules,
+                    bets)  # type: ignore[arg-type]
+    assert sum(p.amount for p in result.players) + result.dealer_net + result.house == 0
+    assert result.dealer_gross == -sum(p.gross for p in result.players)
+    exposure = table_exposure(seats, rules)  # type: ignore[arg-type]
+    for p, bet, limit in zip(result.players, bets, exposure.players, strict=True):
+        assert p.bet == bet
+        assert p.commission == (p.gross * commission_bps // 10_000 if p.gross > 0 else 0)
+        assert 0 <= p.commission <= max(p.gross, 0)
+        assert p.amount == p.gross - p.commission
+        if p.outcome == "push":
+            assert p.gross == 0
+        elif bet == "equal":
+            assert p.gross == (p.stake if p.outcome == "win" else -p.stake)
+        else:
+            assert p.gross == (p.stake * p.evaluation.payout if p.outcome == "win" else -p.stake * dealer.payout)
+        assert -limit.max_loss <= p.amount <= limit.max_win
+    positive = max(result.dealer_gross, 0)
+    assert result.dealer_commission == positive * dealer_commission_bps // 10_000
+    assert result.house == sum(p.commission for p in result.players) + result.dealer_commission >= 0
+    assert -exposure.dealer.max_loss <= result.dealer_net <= exposure.dealer.max_win
+    # Commission 0 and double bets answer exactly as before the knobs existed.
+    no_commission = replace(base, commission_bps=0, dealer_commission_bps=0)
+    plain = settle(dealer, [(e, p.stake) for e, p in zip(players, result.players, strict=True)], no_commission)
+    assert all(p.amount == p.gross for p in plain.players)
+    assert (plain.house, plain.dealer_net) == (0, -sum(p.amount for p in plain.players))
 
 
 @settings(max_examples=100, deadline=None)

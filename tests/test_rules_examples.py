@@ -9,10 +9,11 @@ from flask.testing import FlaskClient
 
 from service.engine.cards import parse_hand
 from service.engine.evaluate import evaluate_reference
+from service.engine.exposure import player_exposure
 from service.engine.rules import PROFILES, apply_overrides
 from service.engine.settle import settle
 from service.engine.tables import evaluate
-from tests.cases import NIU_NIU_ROWS, SETTLEMENTS, STANDARD_ROWS, hand
+from tests.cases import COMMISSION_ROUNDS, NIU_NIU_ROWS, SETTLEMENTS, STANDARD_ROWS, hand
 
 STANDARD = PROFILES["standard"].rules
 NIU_NIU = PROFILES["niu-niu"].rules
@@ -84,6 +85,82 @@ def test_settlement_examples(client: FlaskClient, profile: str, decks: int, deal
     assert [p["outcome"] for p in out["players"]] == outcomes
     assert [p["id"] for p in out["players"]] == [f"p{i}" for i in range(len(players))]
     assert out["dealer"]["net"] == -sum(amounts)
+    # No commission: gross is the amount, nothing goes to the house (the answers as before).
+    assert [p["gross"] for p in out["players"]] == amounts
+    assert [(p["bet"], p["commission"]) for p in out["players"]] == [("double", 0)] * len(players)
+    assert (out["dealer"]["gross"], out["dealer"]["commission"], out["house"]) == (-sum(amounts), 0, 0)
+
+
+Round = list[tuple[str, int, str, str, int, int, int]]
+
+
+@pytest.mark.parametrize(("profile", "overrides", "dealer", "players", "dealer_result", "house", "exposures"),
+                         COMMISSION_ROUNDS, ids=[row[0] for row in COMMISSION_ROUNDS])
+def test_commission_examples_engine(profile: str, overrides: dict[str, Any], dealer: str, players: Round,
+                                    dealer_result: tuple[int, int, int], house: int,
+                                    exposures: dict[int, tuple[int, int]]) -> None:
+    rules = apply_overrides(PROFILES[profile].rules, overrides)
+    d = evaluate(parse_hand(hand(dealer)), rules)
+    seats = [(evaluate(parse_hand(hand(p[0])), rules), p[1]) for p in players]
+    result = settle(d, seats, rules, [p[2] for p in players])  # type: ignore[misc]
+    assert [(r.outcome, r.gross, r.commission, r.amount) for r in result.players] == [p[3:] for p in players]
+    assert (result.dealer_gross, result.dealer_commission, result.dealer_net) == dealer_result
+    assert result.house == house
+    assert sum(r.amount for r in result.players) + result.dealer_net + result.house == 0
+    for i, (max_loss, max_win) in exposures.items():
+        e = player_exposure(players[i][1], players[i][2], rules)  # type: ignore[arg-type]
+        assert (e.max_loss, e.max_win) == (max_loss, max_win)
+
+
+@pytest.mark.parametrize(("profile", "overrides", "dealer", "players", "dealer_result", "house", "exposures"),
+                         COMMISSION_ROUNDS, ids=[row[0] for row in COMMISSION_ROUNDS])
+def test_commission_examples_api(client: FlaskClient, profile: str, overrides: dict[str, Any], dealer: str,
+                                 players: Round, dealer_result: tuple[int, int, int], house: int,
+                                 exposures: dict[int, tuple[int, int]]) -> None:
+    body: dict[str, Any] = {"dealer": {"hand": hand(dealer)},
+                            "players": [{"id": f"p{i + 1}", "hand": hand(p[0]), "stake": p[1], "bet": p[2]}
+                                        for i, p in enumerate(players)]}
+    if overrides:
+        body["rules"] = overrides
+    response = client.post(f"/v1/settlements?profile={profile}", json=body)
+    assert response.status_code == 200, response.get_json()
+    out = response.get_json()
+    assert [(p["bet"], p["outcome"], p["gross"], p["commission"], p["amount"]) for p in out["players"]] == [
+        p[2:] for p in players]
+    assert (out["dealer"]["gross"], out["dealer"]["commission"], out["dealer"]["net"]) == dealer_result
+    assert out["house"] == house
+    for i, (max_loss, max_win) in exposures.items():
+        assert out["players"][i]["exposure"] == {"max_loss": max_loss, "max_win": max_win}
+    seats: dict[str, Any] = {"players": [{"stake": p[1], "bet": p[2]} for p in players]}
+    if overrides:
+        seats["rules"] = overrides
+    before = client.post(f"/v1/exposures?profile={profile}", json=seats).get_json()
+    assert [p["exposure"] for p in before["players"]] == [p["exposure"] for p in out["players"]]
+    assert before["dealer"]["exposure"] == out["dealer"]["exposure"]
+
+
+def test_bull_bull_exposure_example_before_the_deal(client: FlaskClient) -> None:
+    # RULES.md 8: p1 (double, 1000) can lose 5000 and win at most 4750; p2 (equal) 1000 and 950.
+    out = client.post("/v1/exposures?profile=bull-bull", json={"players": [
+        {"id": "p1", "stake": 1000, "bet": "double"}, {"id": "p2", "stake": 1000, "bet": "equal"}]}).get_json()
+    assert out["max_payout"] == 5
+    assert [(p["id"], p["bet"], p["exposure"]) for p in out["players"]] == [
+        ("p1", "double", {"max_loss": 5000, "max_win": 4750}), ("p2", "equal", {"max_loss": 1000, "max_win": 950})]
+    # The dealer pays winners their gross (the commission goes from it to the house).
+    assert out["dealer"]["exposure"] == {"max_loss": 6000, "max_win": 6000}
+    out = client.post("/v1/exposures?profile=bull-bull", json={
+        "players": [{"stake": 1000}], "rules": {"dealer_commission_bps": 250, "suited_bonus": "hand"}}).get_json()
+    assert (out["max_payout"], out["rules"]["suited_multiplier"]) == (10, 2)
+    assert out["players"][0]["exposure"] == {"max_loss": 10000, "max_win": 9500}
+    assert out["dealer"]["exposure"] == {"max_loss": 10000, "max_win": 9750}
+
+
+def test_five_of_a_rank_is_a_bomb() -> None:
+    # RULES.md section 4: five of a rank (several decks) is a Bomb too, ranked by that rank.
+    five = evaluate(parse_hand(hand("KS KH KD KC KS"), decks=2), NIU_NIU)
+    four = evaluate(parse_hand(hand("QS QH QD QC 2S"), decks=2), NIU_NIU)
+    assert (five.category, five.label, four.label) == ("bomb", "Bomb K", "Bomb Q")
+    assert five.score > four.score
 
 
 def test_no_ox_dealer_collects_nothing_from_no_ox_player() -> None:

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from flask import Flask
 
-from service.engine.rules import PROFILES, apply_overrides
-from service.engine.settle import MAX_SAFE_INTEGER, MAX_STAKE, largest_payout, worst_case_amount
+from service.engine.exposure import worst_case_amount
+from service.engine.rules import PROFILES, Rules, apply_overrides
+from service.engine.settle import MAX_SAFE_INTEGER, MAX_STAKE
 
 # Every payout 1,000 and the suited bonus on the whole hand at 10x: any hand pays 10,000x.
 RICH = {"payouts": {k: 1000 for k in ("five_dukes", "five_small", "ngau_tonku", "double_ox", "single_ox",
@@ -41,7 +42,12 @@ def test_max_safe_integer_is_javascripts() -> None:
     assert float(MAX_SAFE_INTEGER + 2) == float(MAX_SAFE_INTEGER + 1)  # beyond it, doubles skip integers
 
 
-@pytest.mark.parametrize(("profile", "payout"), [("standard", 10), ("casino", 7), ("liberal", 20), ("niu-niu", 5)])
+def largest_payout(rules: Rules) -> int:
+    return rules.max_payout
+
+
+@pytest.mark.parametrize(("profile", "payout"), [("standard", 10), ("casino", 7), ("liberal", 20), ("niu-niu", 5),
+                                                 ("bull-bull", 5)])
 def test_largest_payout_per_builtin_profile(profile: str, payout: int) -> None:
     assert largest_payout(PROFILES[profile].rules) == payout
 
@@ -56,12 +62,13 @@ def test_largest_payout_counts_only_enabled_categories_and_single_ox_strengths()
 
 def test_worst_case_is_the_stakes_sum_times_the_largest_payout() -> None:
     rich = apply_overrides(PROFILES["standard"].rules, RICH)
-    assert worst_case_amount([LIMIT], rich) == 9_007_199_254_740_000
-    assert worst_case_amount([LIMIT + 1], rich) == 9_007_199_254_750_000
-    assert worst_case_amount([MAX_STAKE] * 82, rich) == 820_000_000_000_000_000
-    # Built-in profiles never reach the bound, whatever the (valid) stakes.
+    assert worst_case_amount([(LIMIT, "double")], rich) == 9_007_199_254_740_000
+    assert worst_case_amount([(LIMIT + 1, "double")], rich) == 9_007_199_254_750_000
+    assert worst_case_amount([(MAX_STAKE, "double")] * 82, rich) == 820_000_000_000_000_000
+    assert worst_case_amount([(MAX_STAKE, "equal")] * 82, rich) == 82 * MAX_STAKE  # equal bets pay 1:1
+    # Built-in profiles never reach the bound, whatever the (valid) stakes and bets.
     for profile in PROFILES.values():
-        assert worst_case_amount([MAX_STAKE] * 82, profile.rules) <= MAX_SAFE_INTEGER
+        assert worst_case_amount([(MAX_STAKE, "double")] * 82, profile.rules) <= MAX_SAFE_INTEGER
 
 
 def test_the_issues_table_is_refused_naming_the_bound(app: Flask) -> None:

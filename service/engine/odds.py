@@ -52,7 +52,7 @@ import numpy.typing as npt
 from service.engine.cache import BoundedCache
 from service.engine.cards import CARDS, Card, Rank
 from service.engine.evaluate import label_of, pair_order, score_of
-from service.engine.rules import PROFILES, Rules
+from service.engine.rules import MAX_BPS, PROFILES, Rules
 from service.engine.tables import CLASSES, INDEX, Table, evaluate, table_for
 
 __all__ = [
@@ -454,8 +454,11 @@ class Odds:
     :param dealer_hands: how many dealer hands there are (``C(cards left, 5)``, copies of a
         card counted apart); every one of them is accounted for.
     :param wins: how many of them the player beats; ``losses`` and ``pushes`` likewise.
-    :param net: the player's total net over all dealer hands, per unit stake.
+    :param net: the player's total gross result (``double`` bet, before commission) over
+        all dealer hands, per unit stake.
     :param method: ``rank_classes`` (the rules use no suits) or ``card_multisets``.
+    :param payout: what the player's hand collects per unit stake when a ``double`` bet wins.
+    :param commission_bps: the rules' commission on players' wins (RULES.md section 6.2).
     """
 
     dealer_hands: int
@@ -464,6 +467,8 @@ class Odds:
     pushes: int
     net: int
     method: str
+    payout: int = 0
+    commission_bps: int = 0
 
     @property
     def win(self) -> Fraction:
@@ -482,8 +487,31 @@ class Odds:
 
     @property
     def expected_net(self) -> Fraction:
-        """The player's expected net per unit stake (RULES.md section 6)."""
-        return Fraction(self.net, self.dealer_hands)
+        """The player's expected net per unit stake with a ``double`` bet, after commission
+        (RULES.md section 6)."""
+        return self.expected("double")[2]
+
+    def expected(self, bet: str = "double") -> tuple[Fraction, Fraction, Fraction]:
+        """The player's expected gross, commission and net per unit stake for ``bet``.
+
+        The commission is taken exactly at the rate, as if stakes were large (RULES.md
+        section 6.2): ``commission_bps / 10,000`` of the expected winnings, which are
+        ``wins * payout`` (``double``) or ``wins`` (``equal``) over ``dealer_hands``.
+
+        :raises OddsError: an unknown bet.
+
+        >>> o = Odds(10, 4, 5, 1, 4 * 3 - 5 * 2, "rank_classes", payout=3, commission_bps=500)
+        >>> o.expected("double"), o.expected("equal")[2]
+        ((Fraction(1, 5), Fraction(3, 50), Fraction(7, 50)), Fraction(-3, 25))
+        """
+        if bet == "double":
+            gross, winnings = Fraction(self.net, self.dealer_hands), self.wins * self.payout
+        elif bet == "equal":
+            gross, winnings = Fraction(self.wins - self.losses, self.dealer_hands), self.wins
+        else:
+            raise OddsError("bet must be 'double' or 'equal'")
+        commission = Fraction(winnings * self.commission_bps, MAX_BPS * self.dealer_hands)
+        return gross, commission, gross - commission
 
 
 def dealer_pool(hand: Sequence[int], dead: Sequence[int] = (), decks: int = 1) -> list[int]:
@@ -607,7 +635,8 @@ def _odds(rules: Rules, table: Table, wins: IntArray, lose_plain: IntArray, lose
                if a or b)
     win_count = int(wins.sum())
     losses = int(lose_plain.sum()) + int(lose_suited.sum())
-    return Odds(total, win_count, losses, total - win_count - losses, win_count * player_payout - paid, method)
+    return Odds(total, win_count, losses, total - win_count - losses, win_count * player_payout - paid, method,
+                player_payout, rules.commission_bps)
 
 
 # --------------------------------------------------------------------------------------
@@ -619,20 +648,37 @@ class HouseEdge:
     """The player's exact expected net when a random hand meets a random dealer hand.
 
     :param pairs: ordered (player, dealer) pairs of disjoint hands: ``C(n, 5) C(n - 5, 5)``.
-    :param net: the player's total net over all pairs, per unit stake.
+    :param net: the player's total gross result (before commission) over all pairs, per
+        unit stake.
     :param tie_pairs: under ``ties: dealer``, the pairs of equally strong hands (not both
         Five Dukes): the only pairs that do not cancel out (see :func:`house_edge`); 0
         under the other tie rules, where every pair cancels.
+    :param bet: ``'double'`` or ``'equal'`` (RULES.md section 6.1).
+    :param commission: the house's total commission from the player over all pairs, per
+        unit stake, exactly ``commission_bps / 10,000`` of every winning gross (RULES.md
+        section 6.2: from the rate, not rounded).
     """
 
     pairs: int
     net: int
     tie_pairs: int
+    bet: str = "double"
+    commission: Fraction = Fraction(0)
+
+    @property
+    def player_expected_gross(self) -> Fraction:
+        """The player's expected result before commission, per unit stake."""
+        return Fraction(self.net, self.pairs)
+
+    @property
+    def player_expected_commission(self) -> Fraction:
+        """The player's expected commission to the house, per unit stake."""
+        return self.commission / self.pairs
 
     @property
     def player_expected_net(self) -> Fraction:
-        """The player's expected net per unit stake (negative: the house wins)."""
-        return Fraction(self.net, self.pairs)
+        """The player's expected net per unit stake, after commission (negative: the house wins)."""
+        return (self.net - self.commission) / self.pairs
 
     @property
     def edge(self) -> Fraction:
@@ -655,10 +701,48 @@ HOUSE_EDGE_METHOD = (
     "expected net is exactly 0."
 )
 
-_EDGE_CACHE: BoundedCache[tuple[Rules, tuple[int, ...]], HouseEdge] = BoundedCache(32)
+#: Added to :data:`HOUSE_EDGE_METHOD` for an ``equal`` bet (RULES.md section 6.1).
+EQUAL_BET_METHOD = (
+    " Equal bet: every win and every loss is one stake whatever the hands, so the expected "
+    "result is (wins - losses) / pairs: strictly stronger pairs cancel with their swaps, and "
+    "what is left is again the tie rule (with `ties: dealer` every tied pair, both Five Dukes "
+    "excepted, is a loss)."
+)
+
+#: Added to :data:`HOUSE_EDGE_METHOD` when the rules take a commission (RULES.md section 6.2).
+COMMISSION_METHOD = (
+    " Commission: computed exactly from the rate, as if stakes were large (only settlements "
+    "round): the player's expected net is the expected result less commission_bps / 10,000 "
+    "times the expected winnings. The winnings do not cancel by symmetry, so they are summed "
+    "exactly: for the double bet, over player classes, the class's total payout (suited bonus "
+    "counted hand by hand) times the number of disjoint dealer hands of a lower score (a "
+    "product of binomials per rank, summed over dealer classes), plus, under `high_card` "
+    "ties, half the tied pairs at their common payout (disjoint tied hands always differ in "
+    "high card, and a pair and its swap split the win); for the equal bet, the number of "
+    "pairs the player wins: half the pairs of unequal strength, plus half the tied pairs "
+    "(both Five Dukes excepted) under `high_card`."
+)
 
 
-def house_edge(rules: Rules, deck: Sequence[int] | None = None) -> HouseEdge:
+def house_edge_method(rules: Rules, bet: str = "double") -> str:
+    """The ``method`` text of a house-edge answer for ``rules`` and ``bet``.
+
+    >>> house_edge_method(PROFILES["standard"].rules) == HOUSE_EDGE_METHOD
+    True
+    >>> "exactly from the rate" in house_edge_method(PROFILES["bull-bull"].rules, "equal")
+    True
+    """
+    text = HOUSE_EDGE_METHOD
+    if bet == "equal":
+        text += EQUAL_BET_METHOD
+    if rules.commission_bps:
+        text += COMMISSION_METHOD
+    return text
+
+_EDGE_CACHE: BoundedCache[tuple[Rules, tuple[int, ...], str], HouseEdge] = BoundedCache(32)
+
+
+def house_edge(rules: Rules, deck: Sequence[int] | None = None, bet: str = "double") -> HouseEdge:
     """The player's exact expected net per unit stake, random hand against random dealer.
 
     Both hands are dealt from one deck (disjoint), every ordered pair equally likely, and
@@ -679,27 +763,52 @@ def house_edge(rules: Rules, deck: Sequence[int] | None = None) -> HouseEdge:
     ``suited_bonus`` is on, by visiting each hand of the deck once). Under ``push`` and
     ``high_card`` every pair cancels with its swap and the net is exactly 0. The brute
     force over all pairs of a reduced deck (tests/test_odds.py) agrees for every profile.
-    Cached per rules.
+    Cached per rules and bet.
+
+    **Bets and commission** (RULES.md sections 6.1, 6.2). An ``equal`` bet wins or loses
+    one stake: its net is ``-tie_pairs`` under ``ties: dealer`` and 0 otherwise. A
+    commission of ``r = commission_bps / 10,000`` costs the player ``r`` times the total
+    winnings, computed exactly (:data:`COMMISSION_METHOD`; :func:`_winnings`).
 
     :param rules: the rules.
     :param deck: the cards (codes, each at most once); the full 52 by default. Tests use
         small decks, where brute force over all pairs is cheap.
+    :param bet: ``'double'`` (default) or ``'equal'``.
     :return: the house edge.
-    :raises OddsError: a card repeated, or fewer than 10 cards in ``deck``.
+    :raises OddsError: a card repeated, fewer than 10 cards in ``deck``, an unknown bet,
+        or a commission on a ``double`` bet under rules with both a suited bonus and
+        ``high_card`` ties (the winnings of tied pairs then depend on how suits and high
+        cards go together, which this method does not count).
 
     >>> he = house_edge(PROFILES["standard"].rules)
     >>> he.pairs == comb(52, 5) * comb(47, 5), float(he.edge) > 0
     (True, True)
     >>> house_edge(PROFILES["standard"].rules, deck=range(12)).pairs   # A-3 only: C(12,5) C(7,5)
     16632
+    >>> bb = house_edge(PROFILES["bull-bull"].rules, bet="equal")
+    >>> bb.player_expected_gross, bb.player_expected_net < 0
+    (Fraction(0, 1), True)
     """
-    key = (rules, tuple(_FULL_DECK if deck is None else sorted(deck)))
+    if bet not in ("double", "equal"):
+        raise OddsError("bet must be 'double' or 'equal'")
+    key = (rules, tuple(_FULL_DECK if deck is None else sorted(deck)), bet)
     found = _EDGE_CACHE.get(key)
     if found is not None:
         return found
     cards = key[1]
     if len(cards) < 2 * HAND:
         raise OddsError("a deck for two hands needs at least 10 cards")
+    if (bet == "double" and rules.commission_bps and rules.suited_bonus != "none"
+            and rules.ties == "high_card"):
+        raise OddsError("the house edge of a double bet with a commission is not computed for rules with both "
+                        "a suited bonus and high_card ties")
+    if bet == "equal" and not rules.commission_bps and rules.ties != "dealer":
+        result = HouseEdge(pairs=comb(len(cards), HAND) * comb(len(cards) - HAND, HAND), net=0, tie_pairs=0,
+                           bet=bet)  # symmetric: wins and losses cancel exactly
+        return _EDGE_CACHE.put(key, result)
+    if bet == "equal" or rules.commission_bps:
+        result = _house_edge_with_bets(rules, cards, bet)
+        return _EDGE_CACHE.put(key, result)
     available = np.array(_deck_available(cards), dtype=np.int64)
     pairs = comb(len(cards), HAND) * comb(len(cards) - HAND, HAND)
     counts = _class_weights(available.tolist())
@@ -730,6 +839,97 @@ def house_edge(rules: Rules, deck: Sequence[int] | None = None) -> HouseEdge:
     return _EDGE_CACHE.put(key, result)
 
 
+def _tied_per_class(table: Table, available: IntArray, counts: IntArray) -> IntArray:
+    """Per dealer class (with hands in the deck): the disjoint player hands of equal score.
+
+    ``sum over classes P with score(P) == score(D) of prod_p C(n[p] - l_D[p], l_P[p])``
+    (0 for classes without hands).
+    """
+    scores = table.scores
+    out = np.zeros(len(counts), dtype=np.int64)
+    for score in np.unique(scores[counts > 0]).tolist():
+        group = np.flatnonzero((scores == score) & (counts > 0))
+        left = available[None, :] - CLASS_COUNTS[group]                 # (|D|, 14)
+        players = CLASS_COUNTS[group]                                   # (|P|, 14)
+        ways = np.ones((len(group), len(group)), dtype=np.int64)
+        for p in range(PSEUDO_RANKS):
+            ways *= CHOOSE[left[:, p][:, None], players[:, p][None, :]]
+        out[group] = ways.sum(axis=1)
+    return out
+
+
+_WEAKER_CHUNK = 128
+
+
+def _weaker_per_class(table: Table, available: IntArray, counts: IntArray) -> IntArray:
+    """Per player class (with hands in the deck): the disjoint dealer hands of a strictly
+    lower score, ``sum over D with score(D) < score(P) of prod_p C(n[p] - l_P[p], l_D[p])``.
+
+    Classes are sorted by score, so a player class's weaker dealer classes are a prefix;
+    each dealer class is written as at most five (pseudo-rank, count) slots, so a product
+    has five factors, not fourteen. About 8,568 x 4,300 products for one deck (a second or
+    two).
+    """
+    live = np.flatnonzero(counts > 0)
+    order = live[np.argsort(table.scores[live], kind="stable")]
+    scores = table.scores[order].astype(np.int64)
+    rows = CLASS_COUNTS[order]
+    slot = np.argsort(rows == 0, axis=1, kind="stable")[:, :HAND]        # non-zero columns first
+    slot_count = np.take_along_axis(rows, slot, axis=1)                 # 0 pads a short row
+    lower = np.searchsorted(scores, scores, side="left")                 # dealer classes below each
+    out = np.zeros(len(counts), dtype=np.int64)
+    for start in range(0, len(order), _WEAKER_CHUNK):
+        stop = min(start + _WEAKER_CHUNK, len(order))
+        limit = int(lower[stop - 1])
+        if limit == 0:
+            continue
+        left = available[None, :] - rows[start:stop]                    # (c, 14) cards left
+        ways = np.ones((stop - start, limit), dtype=np.int64)
+        for j in range(HAND):
+            ways *= CHOOSE[left[:, slot[:limit, j]], slot_count[:limit, j][None, :]]
+        below = np.arange(limit)[None, :] < lower[start:stop, None]
+        out[order[start:stop]] = np.where(below, ways, 0).sum(axis=1)
+    return out
+
+
+def _house_edge_with_bets(rules: Rules, cards: Sequence[int], bet: str) -> HouseEdge:
+    """:func:`house_edge` for an ``equal`` bet or a commission (see :data:`COMMISSION_METHOD`)."""
+    available = np.array(_deck_available(cards), dtype=np.int64)
+    pairs = comb(len(cards), HAND) * comb(len(cards) - HAND, HAND)
+    counts = _class_weights(available.tolist())
+    table = table_for(rules)
+    tied = _tied_per_class(table, available, counts)
+    five_dukes = np.array([e.category == "five_dukes" for e in table.entries])
+    n = counts.tolist()
+    tied_pairs = [a * b for a, b in zip(n, tied.tolist(), strict=True)]   # per dealer class
+    equal_pairs = sum(tied_pairs)
+    both_five_dukes = sum(t for t, fd in zip(tied_pairs, five_dukes.tolist(), strict=True) if fd)
+    decided_ties = equal_pairs - both_five_dukes  # tied pairs the tie rule decides
+    unequal = pairs - equal_pairs
+    wins = unequal // 2 + (decided_ties // 2 if rules.ties == "high_card" else 0)
+    tie_pairs = decided_ties if rules.ties == "dealer" else 0
+    if bet == "equal":
+        losses = unequal // 2 + (decided_ties // 2 if rules.ties == "high_card" else tie_pairs)
+        net = wins - losses
+        winnings = Fraction(wins)
+    else:
+        payouts = table.payouts.tolist()
+        suited = _suited_counts(rules, table, cards)
+        paid = [p * (k + (rules.suited_multiplier - 1) * s) for p, k, s in zip(payouts, n, suited, strict=True)]
+        net = -sum(paid[d] * t for d, t in enumerate(tied.tolist()) if t and not five_dukes[d]) if tie_pairs else 0
+        winnings = Fraction(0)
+        if rules.commission_bps:
+            weaker = _weaker_per_class(table, available, counts).tolist()
+            total = sum(a * b for a, b in zip(paid, weaker, strict=True))
+            if rules.ties == "high_card":  # no suited bonus here: tied hands share one payout
+                total_ties = sum(payouts[d] * tp for d, tp in enumerate(tied_pairs) if tp and not five_dukes[d])
+                winnings = Fraction(total) + Fraction(total_ties, 2)
+            else:
+                winnings = Fraction(total)
+    commission = winnings * Fraction(rules.commission_bps, MAX_BPS)
+    return HouseEdge(pairs=pairs, net=net, tie_pairs=tie_pairs, bet=bet, commission=commission)
+
+
 def _suited_counts(rules: Rules, table: Table, deck: Sequence[int]) -> list[int]:
     """Per class, how many hands of ``deck`` earn the suited bonus (all zero without one)."""
     n = len(table.entries)
@@ -749,36 +949,43 @@ def prepare(rules: Rules) -> None:
     """Compute every one-deck analysis of ``rules`` now and keep it for the life of the
     process (the app does this for every profile before the workers fork, so that the
     analyses of profiles are never refused and their data is shared between workers):
-    the distribution, the house edge, and the card-multiset walk when the rules use suits.
+    the distribution, the house edge of both bets (where it is computed), and the
+    card-multiset walk when the rules use suits.
 
     >>> prepare(PROFILES["standard"].rules); analysis_cost(PROFILES["standard"].rules, "house_edge")
     0.0
     """
-    key = (rules, _FULL_DECK)
-    _DIST_CACHE.pin(key, distribution(rules))
-    _EDGE_CACHE.pin(key, house_edge(rules))
+    _DIST_CACHE.pin((rules, _FULL_DECK), distribution(rules))
+    for bet in ("double", "equal"):
+        try:
+            _EDGE_CACHE.pin((rules, _FULL_DECK, bet), house_edge(rules, bet=bet))
+        except OddsError:  # the one combination not computed (a documented 400)
+            continue
     if uses_suits(rules):
         _walk()
 
 
-def analysis_cost(rules: Rules, kind: str, decks: int = 1) -> float:
+def analysis_cost(rules: Rules, kind: str, decks: int = 1, bet: str = "double") -> float:
     """A rough estimate, in seconds, of computing ``kind`` for ``rules`` now.
 
     :param kind: ``distribution``, ``house_edge`` or ``odds``.
     :param decks: for ``odds``, the decks in play.
+    :param bet: for ``house_edge``, the bet type.
     :return: seconds on one core of the reference machine: 0 for a result already
         computed; about 0.8 s to build a missing evaluation table, 3 s to build the
-        multiset walk the first time, and for odds under rules that use suits about
-        0.03 s per deck (0.2 s with 8 decks).
+        multiset walk the first time, 3 s for the winnings of a house edge with a
+        commission, and for odds under rules that use suits about 0.03 s per deck
+        (0.2 s with 8 decks).
 
     >>> analysis_cost(PROFILES["niu-niu"].rules, "odds", decks=8) >= 0.2
     True
     """
     from service.engine import tables
 
-    if kind == "house_edge" and rules.ties != "dealer":
-        return 0.0  # exactly 0 by symmetry: no table needed
-    if kind != "odds" and (rules, _FULL_DECK) in (_DIST_CACHE if kind == "distribution" else _EDGE_CACHE):
+    if kind == "house_edge" and ((rules.ties != "dealer" and not rules.commission_bps)
+                                 or (rules, _FULL_DECK, bet) in _EDGE_CACHE):
+        return 0.0  # exactly 0 by symmetry (no table needed), or cached
+    if kind == "distribution" and (rules, _FULL_DECK) in _DIST_CACHE:
         return 0.0
     cost = 0.0 if tables.has_table(rules) else 0.8
     needs_walk = (kind == "odds" and uses_suits(rules)) or (
@@ -787,6 +994,8 @@ def analysis_cost(rules: Rules, kind: str, decks: int = 1) -> float:
         cost += 3.0
     if kind == "odds" and uses_suits(rules):
         cost += ODDS_SECONDS_PER_DECK * decks
+    if kind == "house_edge" and rules.commission_bps:
+        cost += 3.0  # the winnings: every (player class, weaker dealer class) product
     return cost
 
 
@@ -800,21 +1009,24 @@ ODDS_SECONDS_PER_DECK = 0.0275
 
 
 def edge_table(names: Iterable[str] | None = None) -> str:
-    """The markdown table of the house edge of the built-in profiles (``--table``).
+    """The markdown table of the house edge of the built-in profiles (``--table``): the
+    ``double`` bet of each, and the ``equal`` bet too where the profile takes a commission
+    (without one, an equal bet's edge is the tie rule's alone).
 
     >>> print(edge_table(["standard"]).splitlines()[2])  # doctest: +ELLIPSIS
-    | `standard` | ... | ...% | ... |
+    | `standard` | double | ... | ...% | ... | 0 |
     """
     lines = [
-        "| profile | player's expected net per unit stake (exact) | house edge | ties |",
-        "|---|---|---|---|",
+        "| profile | bet | player's expected net per unit stake (exact) | house edge | ties | commission (bps) |",
+        "|---|---|---|---|---|---|",
     ]
     for name in names or PROFILES:
         rules = PROFILES[name].rules
-        he = house_edge(rules)
-        value = he.player_expected_net
-        lines.append(f"| `{name}` | {value.numerator}/{value.denominator} | {float(he.edge) * 100:.4f}% | "
-                     f"{rules.ties} |")
+        for bet in ("double", "equal") if rules.commission_bps else ("double",):
+            he = house_edge(rules, bet=bet)
+            value = he.player_expected_net
+            lines.append(f"| `{name}` | {bet} | {value.numerator}/{value.denominator} | {float(he.edge) * 100:.4f}% | "
+                         f"{rules.ties} | {rules.commission_bps} |")
     return "\n".join(lines)
 
 

@@ -9,6 +9,8 @@ named, described :class:`Rules`. Variants are data, never ``if profile == ...`` 
 ('five_small', 'bomb', 'five_dukes', 'four_dukes')
 >>> PROFILES["casino"].rules.payout("double_ox", None)
 3
+>>> PROFILES["bull-bull"].rules.commission_bps, PROFILES["bull-bull"].rules.max_payout
+(500, 5)
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from typing import Any, Literal
 
 __all__ = [
     "CATEGORIES",
+    "COMMISSION_KNOBS",
     "KNOBS",
+    "MAX_BPS",
     "PAYOUT_KEYS",
     "PROFILES",
     "Category",
@@ -63,6 +67,12 @@ SuitedBonus = Literal["none", "ox", "hand"]
 # stake 10^12 x payout 10^3 x suited multiplier 10 = 10^16 a player; 82 players < 9.2 x 10^18.
 MAX_PAYOUT = 1_000
 MAX_SUITED_MULTIPLIER = 10
+#: Basis points in a whole (RULES.md section 6.2): a commission knob is 0..10,000.
+MAX_BPS = 10_000
+#: The commission knobs (RULES.md section 6.2). They change settlements and expected values,
+#: never an evaluation; a rule set's digest leaves them out while they are 0 (see
+#: :meth:`Rules.digest`).
+COMMISSION_KNOBS: tuple[str, ...] = ("commission_bps", "dealer_commission_bps")
 
 
 def _frozen_payouts(payouts: Mapping[str, int]) -> Mapping[str, int]:
@@ -115,6 +125,8 @@ class Rules:
     payouts: Mapping[str, int] = field(default_factory=lambda: _STANDARD_PAYOUTS, hash=False)
     suited_bonus: SuitedBonus = "none"
     suited_multiplier: int = 2
+    commission_bps: int = 0
+    dealer_commission_bps: int = 0
 
     def __hash__(self) -> int:
         return hash(self.digest())
@@ -142,6 +154,44 @@ class Rules:
                 return specific
         return self.payouts[category]
 
+    @cached_property
+    def max_payout(self) -> int:
+        """The largest stake multiplier any hand can collect (RULES.md section 6.3).
+
+        The maximum of ``payout`` over every enabled category (every Single-Ox strength,
+        ``single_ox_N`` overrides included), times ``suited_multiplier`` when a suited
+        bonus is on. An upper bound: a category that no hand can reach under the rules
+        still counts while it is enabled.
+
+        >>> Rules().max_payout, PROFILES["niu-niu"].rules.max_payout, PROFILES["liberal"].rules.max_payout
+        (10, 5, 20)
+
+        Computed once per rules value (a settlement asks for it once a seat).
+        """
+        best = 0
+        for category in CATEGORIES:
+            if not self.enabled(category):
+                continue
+            if category == "single_ox":
+                best = max(best, *(self.payout(category, n) for n in range(10)))
+            else:
+                best = max(best, self.payouts[category])
+        return best * (self.suited_multiplier if self.suited_bonus != "none" else 1)
+
+    @cached_property
+    def without_commission(self) -> Rules:
+        """These rules with both commission knobs at 0 (``self`` when they already are).
+
+        Commission changes what a settlement pays, never how a hand evaluates, so the
+        evaluation tables are shared through this (``bull-bull`` uses ``niu-niu``'s).
+
+        >>> PROFILES["bull-bull"].rules.without_commission == PROFILES["niu-niu"].rules
+        True
+        """
+        if not self.commission_bps and not self.dealer_commission_bps:
+            return self
+        return replace(self, commission_bps=0, dealer_commission_bps=0)
+
     def as_dict(self) -> dict[str, Any]:
         """Every knob as plain JSON-ready data (lists for tuples, a dict for payouts)."""
         out: dict[str, Any] = {}
@@ -158,16 +208,24 @@ class Rules:
         """A stable digest of every knob: ``sha256:`` and 16 hex digits.
 
         Equal rules give equal digests in every process and release of this service, so a
-        response that carries the digest stays auditable.
+        response that carries the digest stays auditable. The commission knobs (added after
+        the others) are left out of the digested data while they are 0, so every rule set without
+        a commission keeps the digest it had before they existed.
 
         >>> Rules().digest() == Rules().digest() != Rules(ties="push").digest()
         True
+        >>> Rules().digest(), Rules(commission_bps=500).digest() != Rules().digest()
+        ('sha256:f95d84ea30e9fbbc', True)
         """
         return self._digest
 
     @cached_property
     def _digest(self) -> str:
-        text = json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
+        data = self.as_dict()
+        for knob in COMMISSION_KNOBS:
+            if data[knob] == 0:
+                del data[knob]
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"))
         return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -266,6 +324,11 @@ def apply_overrides(base: Rules, overrides: Mapping[str, Any]) -> Rules:
                 changes[knob] = value
             else:
                 problems.append(([knob], "must be null or an integer from 0 to 50"))
+        elif knob in COMMISSION_KNOBS:
+            if _is_int(value) and 0 <= value <= MAX_BPS:
+                changes[knob] = value
+            else:
+                problems.append(([knob], f"must be an integer from 0 to {MAX_BPS} (basis points)"))
         elif knob == "suited_multiplier":
             if _is_int(value) and 1 <= value <= MAX_SUITED_MULTIPLIER:
                 changes[knob] = value
@@ -359,6 +422,7 @@ def _builtin_profiles() -> dict[str, Profile]:
             "payouts": niu_payouts,
         },
     )
+    bull_bull = apply_overrides(niu_niu, {"commission_bps": 500})
     profiles = [
         Profile("standard", "The seeds' Malaysian Gnau: 3/6 swap, triple ox, Ngau Tonku, "
                 "Double-Ox; dealer takes ties; pays 1/2/5/10.", std),
@@ -369,6 +433,8 @@ def _builtin_profiles() -> dict[str, Profile]:
                 "bonus for a suited ox (seeds, PS2).", liberal),
         Profile("niu-niu", "Chinese Niu Niu (Bull-Bull): no 3/6 swap, Bomb and Four Dukes, "
                 "Five Small up to 10 points, high-card ties, Bull-Bull pays 3x.", niu_niu),
+        Profile("bull-bull", "Niu Niu as live-casino Bull Bull tables run it: 5% commission on "
+                "players' wins (pays 0.95 to 1); players bet equal (1:1) or double.", bull_bull),
     ]
     return {p.name: p for p in profiles}
 

@@ -275,12 +275,13 @@ BUILD_THRESHOLD = 20_000
 
 def pin_table(rules: Rules) -> Table:
     """Build the table for ``rules`` and keep it for the life of the process (profiles)."""
+    rules = rules.without_commission  # commission never changes an evaluation
     return _TABLES.pin(rules, _TABLES.pop(rules) or _TABLES.get(rules) or Table(rules))
 
 
 def has_table(rules: Rules) -> bool:
     """Whether the table for ``rules`` is built (pinned or cached)."""
-    return rules in _TABLES
+    return rules.without_commission in _TABLES
 
 
 def cached_rules() -> list[Rules]:
@@ -291,6 +292,7 @@ def cached_rules() -> list[Rules]:
 def table_for(rules: Rules) -> Table:
     """The table for ``rules``: pinned, or built on first use and kept among the 8 most
     recently used."""
+    rules = rules.without_commission
     return _TABLES.get_or_build(rules, lambda: Table(rules))
 
 
@@ -306,6 +308,7 @@ def use_table(rules: Rules, hands: int = 1) -> Table | None:
     >>> use_table(apply_overrides(Rules(), {"ties": "push", "bomb": True})) is None
     True
     """
+    rules = rules.without_commission
     table = _TABLES.get(rules)
     if table is not None:
         return table

@@ -1,0 +1,116 @@
+"""Exposure: what each side of a table could lose or win before any card is dealt
+(RULES.md section 6.3).
+
+>>> from service.engine.rules import PROFILES
+>>> bb = PROFILES["bull-bull"].rules
+>>> player_exposure(1000, "double", bb), player_exposure(1000, "equal", bb)
+(Exposure(max_loss=5000, max_win=4750), Exposure(max_loss=1000, max_win=950))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from service.engine.rules import Rules
+from service.engine.settle import MAX_STAKE, Bet, commission
+
+__all__ = ["Exposure", "TableExposure", "player_exposure", "table_exposure", "worst_case_amount"]
+
+
+@dataclass(frozen=True, slots=True)
+class Exposure:
+    """The most one side can lose and win in a round, in the stakes' minor unit.
+
+    :param max_loss: the largest amount it may have to pay (a non-negative integer).
+    :param max_win: the largest amount it may receive after commission (non-negative).
+    """
+
+    max_loss: int
+    max_win: int
+
+
+@dataclass(frozen=True, slots=True)
+class TableExposure:
+    """A table's exposure: one :class:`Exposure` per player (input order) and the dealer's."""
+
+    players: tuple[Exposure, ...]
+    dealer: Exposure
+
+
+def _bound(stake: int, bet: Bet, rules: Rules) -> int:
+    """The largest gross amount a bet can win or lose: ``stake * max_payout`` or ``stake``."""
+    if isinstance(stake, bool) or not isinstance(stake, int) or not 1 <= stake <= MAX_STAKE:
+        raise ValueError(f"stake must be an integer from 1 to {MAX_STAKE}")
+    if bet == "double":
+        return stake * rules.max_payout
+    if bet == "equal":
+        return stake
+    raise ValueError("bet must be 'double' or 'equal'")
+
+
+def player_exposure(stake: int, bet: Bet, rules: Rules) -> Exposure:
+    """A player's exposure (RULES.md section 6.3).
+
+    The most the bet can lose is ``stake * rules.max_payout`` (``double``) or ``stake``
+    (``equal``); the most it can win is the same bound less the commission on it
+    (``commission_bps``, rounded down as in a settlement; ``x - floor(x * r)`` never
+    decreases as ``x`` grows, so no smaller win nets more).
+
+    :param stake: a positive integer up to :data:`~service.engine.settle.MAX_STAKE`.
+    :param bet: ``'double'`` or ``'equal'``.
+    :param rules: the rules (their ``max_payout`` and ``commission_bps``).
+    :return: the exposure.
+    :raises ValueError: a stake out of range or an unknown bet.
+
+    >>> from service.engine.rules import PROFILES
+    >>> player_exposure(19, "equal", PROFILES["bull-bull"].rules)
+    Exposure(max_loss=19, max_win=19)
+    """
+    bound = _bound(stake, bet, rules)
+    return Exposure(bound, bound - commission(bound, rules.commission_bps))
+
+
+def table_exposure(players: Sequence[tuple[int, Bet]], rules: Rules) -> TableExposure:
+    """Every player's exposure and the dealer's (RULES.md section 6.3).
+
+    The dealer pays each winner's gross win (the player's commission comes out of it to
+    the house), so the dealer's ``max_loss`` is the sum of the players' largest gross wins,
+    ``sum(max_loss)`` of the players' bounds; RULES.md's "sum of the players' maximum wins",
+    counted before commission (README, "Rules decisions"). The dealer's ``max_win`` is the
+    sum of the players' ``max_loss`` less ``dealer_commission_bps`` of it, rounded down.
+
+    :param players: ``(stake, bet)`` per player.
+    :param rules: the rules.
+    :return: the table's exposure.
+    :raises ValueError: a stake out of range or an unknown bet.
+
+    >>> from service.engine.rules import PROFILES
+    >>> t = table_exposure([(1000, "double"), (1000, "equal")], PROFILES["bull-bull"].rules)
+    >>> [p.max_win for p in t.players], t.dealer
+    ([4750, 950], Exposure(max_loss=6000, max_win=6000))
+    """
+    bounds = [_bound(stake, bet, rules) for stake, bet in players]
+    bps = rules.commission_bps
+    exposures = tuple(Exposure(b, b - commission(b, bps)) for b in bounds)
+    total = sum(bounds)
+    return TableExposure(exposures, Exposure(total, total - commission(total, rules.dealer_commission_bps)))
+
+
+def worst_case_amount(players: Sequence[tuple[int, Bet]], rules: Rules) -> int:
+    """The largest absolute integer a settlement of these seats could return, whatever the
+    hands: the dealer's largest loss (RULES.md section 6.3), the sum of every bet's bound
+    (``stake * max_payout`` for ``double``, ``stake`` for ``equal``). Every player's amount,
+    every gross, commission and exposure is at most this too; a table is accepted only
+    when it is at most :data:`~service.engine.settle.MAX_SAFE_INTEGER`.
+
+    :param players: ``(stake, bet)`` per player.
+    :param rules: the effective rules.
+    :return: a non-negative integer.
+    :raises ValueError: a stake out of range or an unknown bet.
+
+    >>> from service.engine.rules import PROFILES
+    >>> worst_case_amount([(100, "double"), (250, "equal")], PROFILES["standard"].rules)
+    1250
+    """
+    return sum(_bound(stake, bet, rules) for stake, bet in players)
