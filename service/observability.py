@@ -11,9 +11,9 @@ import os
 import re
 import sys
 import time
-import uuid
 from collections import Counter as Tally
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from flask import Flask, Response, g, request
 from prometheus_client import (
@@ -73,11 +73,29 @@ def observe_evaluations(profile: str, evaluations: Sequence[Evaluation]) -> None
     observe_categories(profile, [e.category for e in evaluations])
 
 
-def observe_categories(profile: str, categories: Iterable[str]) -> None:
+#: Metric children by label values, looked up once: ``labels()`` checks and hashes its
+#: arguments on every call, which costs more than the increment itself. The label values
+#: are bounded (routes, methods, statuses, profiles and categories), so these stay small.
+_REQUEST_CHILDREN: dict[tuple[str, str, int], Any] = {}
+_LATENCY_CHILDREN: dict[tuple[str, str], Any] = {}
+_EVALUATION_CHILDREN: dict[tuple[str, str], Any] = {}
+
+
+def _child(cache: dict[Any, Any], metric: Any, key: tuple[Any, ...]) -> Any:
+    child = cache.get(key)
+    if child is None:
+        child = cache[key] = metric.labels(*(str(k) for k in key))
+    return child
+
+
+def observe_categories(profile: str, categories: Sequence[str]) -> None:
     """Count evaluated hands by profile and category, given each hand's category (the
     batch path has evaluation data, not :class:`Evaluation` objects)."""
+    if len(categories) == 1:
+        _child(_EVALUATION_CHILDREN, EVALUATIONS, (profile, categories[0])).inc()
+        return
     for category, n in Tally(categories).items():
-        EVALUATIONS.labels(profile, category).inc(n)
+        _child(_EVALUATION_CHILDREN, EVALUATIONS, (profile, category)).inc(n)
 
 
 def metrics_response() -> Response:
@@ -99,7 +117,7 @@ def install(app: Flask) -> None:
     @app.before_request
     def _start() -> None:
         given = request.headers.get(REQUEST_ID_HEADER)
-        g.request_id = given if given is not None and _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
+        g.request_id = given if given is not None and _REQUEST_ID.fullmatch(given) else os.urandom(16).hex()
         g.started = time.perf_counter()
 
     @app.after_request
@@ -107,10 +125,10 @@ def install(app: Flask) -> None:
         response.headers[REQUEST_ID_HEADER] = g.get("request_id", "")
         route = request.url_rule.rule if request.url_rule is not None else "unmatched"
         method = request.method if request.method in _METHODS else "other"  # bounded label values
-        REQUESTS.labels(route, method, str(response.status_code)).inc()
+        _child(_REQUEST_CHILDREN, REQUESTS, (route, method, response.status_code)).inc()
         started = g.get("started")
         if started is not None:
-            LATENCY.labels(route, method).observe(time.perf_counter() - started)
+            _child(_LATENCY_CHILDREN, LATENCY, (route, method)).observe(time.perf_counter() - started)
         return response
 
     app.add_url_rule("/metrics", "metrics", metrics_response, methods=["GET"])
