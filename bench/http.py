@@ -455,6 +455,46 @@ def slow_clients(port: int, idle: int = 200, stalled: int = 50) -> Iterator[None
             sock.close()
 
 
+def _pss_mib(pid: int) -> float:
+    """A process's proportional set size in MiB (shared pages split among the sharers)."""
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith("Pss:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _get(port: int, path: str) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        conn.request("GET", path)
+        response = conn.getresponse()
+        response.read()
+        return response.status
+    finally:
+        conn.close()
+
+
+def analysis_memory(workdir: Path) -> Row:
+    """Total PSS of the master and 2 workers once every built-in profile's analyses
+    (distribution, house edge of both bets, odds) has been asked for, on every worker."""
+    from service.engine.rules import PROFILES
+
+    with gunicorn("memory", ("/v1/evaluations", SINGLE_BODY), workdir) as server:
+        for _ in range(2):  # twice: each worker answers some of them
+            for name in PROFILES:
+                for path in (f"/v1/profiles/{name}/distribution", f"/v1/profiles/{name}/house-edge",
+                             f"/v1/profiles/{name}/house-edge?bet=equal"):
+                    if _get(server.port, path) != 200:
+                        raise SystemExit(f"GET {path} did not answer 200")
+                status, _ = post(server.port, f"/v1/odds?profile={name}", SINGLE_BODY)
+                if status != 200:
+                    raise SystemExit(f"POST /v1/odds?profile={name} answered {status}")
+        pids = [server.process.pid, *_children(server.process.pid)]
+        total = sum(_pss_mib(pid) for pid in pids)
+    return Row("HTTP", f"memory: total PSS of master + {len(pids) - 1} workers after every built-in profile's "
+               "analyses were asked (built before the fork, shared)", f"{total:.0f} MiB", "< 300 MiB", total < 300)
+
+
 def run(rounds: int = 5, seconds: float = 3.0, connections: int = 16) -> list[Row]:
     """Run the HTTP benchmark and return its rows."""
     wrk = ensure_wrk()
@@ -543,6 +583,8 @@ def run(rounds: int = 5, seconds: float = 3.0, connections: int = 16) -> list[Ro
                         f"1 worker, 1 conn., end to end, {tool}",
                         f"{rate(hands, 1, 'hands')} ({1000 / batch_rps:.0f} ms a request)",
                         "≥ 150,000 hands/s", hands >= 150_000))
+        _log("memory after the built-in analyses")
+        rows.append(analysis_memory(workdir))
         for n, share in balance:
             rows.append(Row("HTTP", f"balance: busiest worker's share of `POST /v1/evaluations` with {n} "
                             f"keep-alive connections opened at once ({workers} workers, 2 s)",

@@ -103,3 +103,28 @@ def test_readme_markers_are_filled() -> None:
     body = section(rows, {"CPUs (nproc)": "2"}, 1.0, "wrk").split("\n", 2)[2]
     assert not body.startswith("## Performance")
     assert "| Engine | ratio | 900x | ≥ 100x | yes |" in body
+
+
+def test_cost_curve_slopes_and_plot(tmp_path: Path) -> None:
+    from bench.curves import Curve, plot, rows
+
+    linear = Curve("batch", "hands", [10, 100, 1000, 10000], [1.0, 10.0, 100.0, 1000.0])
+    fixed = Curve("settlement", "players", [1, 10, 82], [2.0, 2.0, 2.0])
+    odds = Curve("odds", "known cards", [5], [3.0])
+    assert abs(linear.slope - 1.0) < 1e-9
+    assert fixed.slope == 0.0
+    table = rows([linear, fixed, odds])
+    assert "slope 1.00 (linear)" in table[0].result and "slope 0.00 (sub-linear)" in table[1].result
+    assert table[2].result == "5 known cards: 3.0 ms"
+    path = plot([linear, fixed, odds], tmp_path / "curves.png")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("kind", ["batch", "ranking", "settlement", "odds"])
+def test_cost_curve_bodies_are_valid_requests(client: FlaskClient, kind: str) -> None:
+    from bench.curves import KINDS, bodies
+
+    [(path, sizes)] = [(p, s) for name, p, _, s in KINDS if name == kind]
+    body = bodies()[kind](max(s for s in sizes if s <= 5 or kind != "odds"))
+    response = client.post(path, data=body, content_type="application/json")
+    assert response.status_code == 200, response.get_json()
