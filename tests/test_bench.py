@@ -114,7 +114,8 @@ def test_cost_curve_slopes_and_plot(tmp_path: Path) -> None:
     assert abs(linear.slope - 1.0) < 1e-9
     assert fixed.slope == 0.0
     table = rows([linear, fixed, odds])
-    assert "slope 1.00 (linear)" in table[0].result and "slope 0.00 (sub-linear)" in table[1].result
+    assert "slope 1.00 (linear)" in table[0].result
+    assert "slope 0.00 (sub-linear)" in table[1].result
     assert table[2].result == "5 known cards: 3.0 ms"
     path = plot([linear, fixed, odds], tmp_path / "curves.png")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
