@@ -27,14 +27,13 @@ from service.schemas import (
     SettlementRequestSchema,
 )
 from service.scoring import Scoring, exposure_answer, load_body, ranking_answer, settlement_answer
-from service.serialize import evaluation_dicts
+from service.serialize import evaluate_batch, parse_fields, select
 
 __all__ = ["QUERY_IGNORED", "api", "ops"]
 
 api = Blueprint("api", __name__, url_prefix="/v1")
 ops = Blueprint("ops", __name__)
 
-_QUERY_PARAMETERS = {"profile"}
 _SCHEMAS = {
     "evaluation": EvaluationRequestSchema(),
     "batch": BatchRequestSchema(),
@@ -172,6 +171,10 @@ def reject_query_on_reads() -> None:
                                       + (", ".join(sorted(allowed)) if allowed else "none")} for name in unknown)
 
 
+#: The scoring kinds whose answers hold evaluations, which take a ``fields`` parameter.
+_FIELDS_KINDS = frozenset({"evaluation", "batch", "ranking"})
+
+
 def load_scoring(kind: str) -> Scoring:
     """Parse a scoring request: query parameters, body, profile and rule overrides.
 
@@ -179,38 +182,51 @@ def load_scoring(kind: str) -> Scoring:
         or ``exposure`` (and the analyses' kinds).
     :raises ProblemError: naming every problem found.
     """
+    scoring, _ = _load(kind)
+    return scoring
+
+
+def _load(kind: str) -> tuple[Scoring, tuple[str, ...] | None]:
+    """:func:`load_scoring`, and the sparse fieldset of kinds that take ``fields``."""
     body = read_json()
     errors: list[ErrorItem] = []
+    takes = {"profile", "fields"} if kind in _FIELDS_KINDS else {"profile"}
     for name in request.args:
-        if name not in _QUERY_PARAMETERS:
-            errors.append({"parameter": name, "detail": "unknown query parameter; the only one is profile"})
-    if len(request.args.getlist("profile")) > 1:
-        errors.append({"parameter": "profile", "detail": "give profile once"})
+        if name not in takes:
+            errors.append({"parameter": name, "detail": "unknown query parameter; this operation takes "
+                                                        + " and ".join(sorted(takes))})
+    for name in takes:
+        if len(request.args.getlist(name)) > 1:
+            errors.append({"parameter": name, "detail": f"give {name} once"})
+    fields: tuple[str, ...] | None = None
+    if "fields" in takes and "fields" in request.args:
+        fields, problem = parse_fields(request.args["fields"])
+        if problem is not None:
+            errors.append({"parameter": "fields", "detail": problem})
     scoring = load_body(_SCHEMAS[kind], body, request.args.get("profile", "standard"), registry(), errors,
                         profiles_hint="GET /v1/profiles")
-    if scoring is None:
+    if scoring is None or errors:
         raise validation_problem(errors)
-    return scoring
+    return scoring, fields
 
 
 @api.post("/evaluations")
 def evaluate_hand() -> Response:
-    """Evaluate one hand (openapi: ``evaluateHand``)."""
-    s = load_scoring("evaluation")
-    [evaluation] = evaluation_dicts([s.data["hand"]], s.rules)
-    current_app.extensions["gnau.observe_categories"](s.profile.name, [evaluation["category"]])
+    """Evaluate one hand (openapi: ``evaluateHand``); ``fields`` selects members."""
+    s, fields = _load("evaluation")
+    [evaluation], categories = evaluate_batch([s.data["hand"]], s.rules, fields)
+    current_app.extensions["gnau.observe_categories"](s.profile.name, categories)
     return json_response(s.context | evaluation)
 
 
 @api.post("/evaluations/batch")
 def evaluate_hands() -> Response:
-    """Evaluate up to 10,000 hands (openapi: ``evaluateHands``)."""
-    s = load_scoring("batch")  # validation (and its error objects) before any pause
+    """Evaluate up to 10,000 hands (openapi: ``evaluateHands``); ``fields`` selects members."""
+    s, fields = _load("batch")  # validation (and its error objects) before any pause
     # ~100,000 short-lived, acyclic objects: no cyclic collection while they live; the
     # response bytes are all that leaves the pause.
     with gc_pause.paused():
-        evaluations = evaluation_dicts(s.data["hands"], s.rules)  # the fast path: no Evaluation objects
-        categories = [e["category"] for e in evaluations]
+        evaluations, categories = evaluate_batch(s.data["hands"], s.rules, fields)  # no Evaluation objects
         data = orjson.dumps(s.context | {"evaluations": evaluations})
         del evaluations
     current_app.extensions["gnau.observe_categories"](s.profile.name, categories)
@@ -220,8 +236,11 @@ def evaluate_hands() -> Response:
 @api.post("/rankings")
 def rank() -> Response:
     """Rank 2 to 1,000 hands (openapi: ``rankHands``)."""
-    s = load_scoring("ranking")
+    s, fields = _load("ranking")
     answer, evaluations = ranking_answer(s)
+    if fields is not None:
+        for item in answer["ranking"]:
+            item["evaluation"] = select(item["evaluation"], fields)
     current_app.extensions["gnau.observe"](s.profile.name, evaluations)
     return json_response(answer)
 

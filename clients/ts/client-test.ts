@@ -12,7 +12,7 @@ import createClient from "openapi-fetch";
 import type { components, paths } from "./generated/gnau-scoring.js";
 
 type Card = components["schemas"]["Card"];
-type Evaluation = components["schemas"]["Evaluation"];
+type EvaluationFields = components["schemas"]["EvaluationFields"];
 type Problem = components["schemas"]["Problem"];
 
 const base = process.argv[2];
@@ -100,8 +100,16 @@ async function batch(): Promise<void> {
   const { data } = await client.POST("/v1/evaluations/batch", {
     body: { hands: [["10S", "9H", "8D", "4C", "4H"], ["3s", "6♥", "8D", "4C", "8h"]] },
   });
-  same(data?.evaluations.map((e: Evaluation) => e.label), ["No Ox", "Double-Ox 8"], "batch labels");
+  same(data?.evaluations.map((e: EvaluationFields) => e.label), ["No Ox", "Double-Ox 8"], "batch labels");
   same(data?.evaluations[1]?.hand, ["3S", "6H", "8D", "4C", "8H"], "canonical cards");
+  // A sparse fieldset: only the members asked for, in the schema's order.
+  const sparse = await client.POST("/v1/evaluations/batch", {
+    params: { query: { fields: "score,label" } },
+    body: { hands: [["10S", "9H", "8D", "4C", "4H"], ["3s", "6♥", "8D", "4C", "8h"]] },
+  });
+  same(sparse.data?.evaluations.map((e: EvaluationFields) => Object.keys(e)), [["label", "score"], ["label", "score"]],
+       "sparse members");
+  same(sparse.data?.evaluations.map((e: EvaluationFields) => e.label), ["No Ox", "Double-Ox 8"], "sparse labels");
 }
 
 async function ranking(): Promise<void> {

@@ -55,6 +55,7 @@ from service.engine.evaluate import (
 from service.engine.rules import CATEGORIES, Rules
 
 __all__ = [
+    "RANK_WEIGHT",
     "Entry",
     "Table",
     "cached_rules",
