@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
 from service.app import create_app
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="session")
@@ -23,3 +28,14 @@ def client(app: Flask) -> FlaskClient:
 
 # The real-gunicorn fixture, for every test module that starts servers.
 from tests.server_harness import serve  # noqa: E402, F401
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """The path of Debian's chromium for the browser tests, installed by
+    scripts/ensure-chromium.sh if needed (the tests fail, never skip, without it)."""
+    result = subprocess.run(["bash", str(ROOT / "scripts" / "ensure-chromium.sh")], capture_output=True,
+                            text=True, timeout=900, check=False)
+    if result.returncode != 0:
+        pytest.fail(f"chromium is not available: {result.stderr.strip()}")
+    return result.stdout.strip().splitlines()[-1]

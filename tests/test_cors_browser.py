@@ -12,7 +12,6 @@ preflighted request with a query string.
 
 from __future__ import annotations
 
-import subprocess
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -21,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from .live_server import REPO, free_port, live_server
+from .live_server import free_port, live_server
 from .test_docs_browser import CHROMIUM_FLAGS
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("docs-browser")]
@@ -53,16 +52,6 @@ class _Page(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
-
-
-@pytest.fixture(scope="module")
-def chromium() -> str:
-    """Debian's chromium, installed by scripts/ensure-chromium.sh if needed (fails, never skips)."""
-    result = subprocess.run(["bash", str(REPO / "scripts" / "ensure-chromium.sh")], capture_output=True,
-                            text=True, timeout=900, check=False)
-    if result.returncode != 0:
-        pytest.fail(f"chromium is not available: {result.stderr.strip()}")
-    return result.stdout.strip().splitlines()[-1]
 
 
 @pytest.fixture(scope="module")

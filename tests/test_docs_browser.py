@@ -39,16 +39,6 @@ def _operations() -> list[tuple[str, str, str]]:
 
 
 @pytest.fixture(scope="module")
-def chromium() -> str:
-    """The path of Debian's chromium, installed by scripts/ensure-chromium.sh if needed."""
-    result = subprocess.run(["bash", str(REPO / "scripts" / "ensure-chromium.sh")], capture_output=True,
-                            text=True, timeout=900, check=False)
-    if result.returncode != 0:
-        pytest.fail(f"chromium is not available: {result.stderr.strip()}")
-    return result.stdout.strip().splitlines()[-1]
-
-
-@pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A gunicorn server on a free 127.0.0.1 port, for this module."""
     with live_server(tmp_path_factory.mktemp("gunicorn") / "gunicorn.log") as base:
