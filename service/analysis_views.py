@@ -43,6 +43,7 @@ from service.engine.odds import (
     house_edge_method,
     labels_of,
     odds,
+    pinned_house_edge,
 )
 from service.engine.rules import Profile, Rules
 from service.engine.settle import BETS
@@ -341,14 +342,18 @@ def _edge_body(rules: Rules, result: HouseEdge) -> dict[str, Any]:
     }
 
 
-def _house_edge(rules: Rules, bet: str, where: dict[str, str]) -> HouseEdge:
-    """:func:`house_edge` in the compute budget; a combination it does not compute is a 400
-    naming ``where`` (the ``bet`` parameter or body member)."""
-    with _bounded(rules, "house_edge", bet=bet):
-        try:
+def _house_edge(rules: Rules, bet: str, where: dict[str, str], profile: bool = False) -> HouseEdge:
+    """:func:`house_edge` in the compute budget, or for a ``profile``'s rules outside it
+    (computed once per worker and kept: a profile's analyses are never refused, and there
+    are only so many); a combination it does not compute is a 400 naming ``where`` (the
+    ``bet`` parameter or body member)."""
+    try:
+        if profile:
+            return pinned_house_edge(rules, bet)
+        with _bounded(rules, "house_edge", bet=bet):
             return house_edge(rules, bet=bet)
-        except OddsError as exc:
-            raise validation_problem([where | {"detail": str(exc)}]) from None
+    except OddsError as exc:
+        raise validation_problem([where | {"detail": str(exc)}]) from None
 
 
 def _bet_parameter() -> str:
@@ -411,7 +416,7 @@ def profile_house_edge(name: str) -> Response:
     """The profile's exact house edge for a bet (openapi: ``getProfileHouseEdge``); 404 when unknown."""
     profile = _profile_or_404(name)
     bet = _bet_parameter()
-    result = _house_edge(profile.rules, bet, {"parameter": "bet"})
+    result = _house_edge(profile.rules, bet, {"parameter": "bet"}, profile=True)
     return json_response(_context(profile) | _edge_body(profile.rules, result))
 
 

@@ -66,6 +66,7 @@ __all__ = [
     "labels_of",
     "main",
     "odds",
+    "pinned_house_edge",
     "prepare",
 ]
 
@@ -946,23 +947,34 @@ def _suited_counts(rules: Rules, table: Table, deck: Sequence[int]) -> list[int]
 
 
 def prepare(rules: Rules) -> None:
-    """Compute every one-deck analysis of ``rules`` now and keep it for the life of the
-    process (the app does this for every profile before the workers fork, so that the
-    analyses of profiles are never refused and their data is shared between workers):
-    the distribution, the house edge of both bets (where it is computed), and the
-    card-multiset walk when the rules use suits.
+    """Compute a profile's one-deck analyses that every request may need now, and keep them
+    for the life of the process (the app does this for every profile before the workers
+    fork, so that they are shared and never refused): the distribution, the house edge of
+    the ``double`` bet when the rules take no commission, and the card-multiset walk when
+    the rules use suits. The house edges that need a commission's winnings (seconds each)
+    are computed on first request by :func:`pinned_house_edge`.
 
     >>> prepare(PROFILES["standard"].rules); analysis_cost(PROFILES["standard"].rules, "house_edge")
     0.0
     """
     _DIST_CACHE.pin((rules, _FULL_DECK), distribution(rules))
-    for bet in ("double", "equal"):
-        try:
-            _EDGE_CACHE.pin((rules, _FULL_DECK, bet), house_edge(rules, bet=bet))
-        except OddsError:  # the one combination not computed (a documented 400)
-            continue
+    if not rules.commission_bps:
+        pinned_house_edge(rules, "double")
     if uses_suits(rules):
         _walk()
+
+
+def pinned_house_edge(rules: Rules, bet: str = "double") -> HouseEdge:
+    """:func:`house_edge` of a profile's rules over one deck, kept for good once computed
+    (profiles are few, so this is bounded; custom rules go through the bounded cache).
+
+    :raises OddsError: as :func:`house_edge`.
+    """
+    key = (rules, _FULL_DECK, bet)
+    found = _EDGE_CACHE.get(key)
+    if found is None:
+        found = house_edge(rules, bet=bet)
+    return _EDGE_CACHE.pin(key, found)
 
 
 def analysis_cost(rules: Rules, kind: str, decks: int = 1, bet: str = "double") -> float:
