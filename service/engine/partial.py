@@ -32,9 +32,9 @@ seating of 3 opponents on a reduced deck.
 The expected net is computed from per-deal outcomes (win, lose, push) and payouts in one
 place, :func:`_net`, so a bet type that changes the amounts settles there.
 
->>> from service.engine.cards import parse_hand
+>>> from service.engine.cards import parse_card
 >>> from service.engine.rules import PROFILES
->>> p = partial_odds(parse_hand("AS KH 10D 4C".split()), PROFILES["standard"].rules)
+>>> p = partial_odds([parse_card(t) for t in "AS KH 10D 4C".split()], PROFILES["standard"].rules)
 >>> p.completions, p.deals == 48 * comb(47, 5), p.labels["Ngau Tonku"]
 (48, True, 12)
 """
@@ -44,7 +44,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import combinations_with_replacement
+from itertools import combinations, combinations_with_replacement
 from math import comb, prod
 
 import numpy as np
@@ -161,8 +161,8 @@ class PartialOdds:
         """The dealer's expected net for a round against ``opponents`` players (linearity).
 
         >>> from service.engine.rules import PROFILES
-        >>> from service.engine.cards import parse_hand
-        >>> p = partial_odds(parse_hand("KS QS JS".split()), PROFILES["standard"].rules, role="dealer")
+        >>> from service.engine.cards import parse_card
+        >>> p = partial_odds([parse_card(t) for t in "KS QS JS".split()], PROFILES["standard"].rules, role="dealer")
         >>> p.round_net(3) == 3 * p.expected_net
         True
         """
@@ -289,11 +289,19 @@ def _rows(left: Sequence[int]) -> Iterator[_Rows]:
     """The multiset walk in chunks, the rows that can be drawn from ``left`` with their codes."""
     walk = _walk()
     available = np.asarray(left, dtype=np.int32)
+    one_deck = max(left) <= 1
+    mask = np.uint64(sum(1 << c for c in range(52) if not left[c]) | (1 << 63))
+    zero = np.uint64(0)
     for start in range(0, len(walk.klass), _CHUNK):
         end = start + _CHUNK
-        weights = _multiset_weights(walk.codes[start:end], available)
-        live = np.flatnonzero(weights)
-        yield _Rows(live + start, weights[live].astype(np.int64), walk.codes[start:end][live],
+        if one_deck:  # live: no card gone, none repeated
+            live = np.flatnonzero((walk.bits[start:end] & mask) == zero)
+            weights = np.ones(len(live), dtype=np.int64)
+        else:
+            all_weights = _multiset_weights(walk.codes[start:end], available)
+            live = np.flatnonzero(all_weights)
+            weights = all_weights[live].astype(np.int64)
+        yield _Rows(live + start, weights, walk.codes[start:end][live],
                     walk.klass[start:end][live], walk.mono[start:end][live], walk.flush[start:end][live])
 
 
@@ -302,73 +310,156 @@ def _key(rules: Rules, score: int, colex: int, fd: int | None) -> int:
     return (score << _SHIFT) + (colex if rules.ties == "high_card" and score != fd else 0)
 
 
+_BLOCK = 40  # key < 2**(15 + 23): a code's block of keys starts at code << 40
+
+
+@dataclass(frozen=True)
+class _Sorted:
+    """The caller's possible hands sorted by key, with running counts and payouts."""
+
+    keys: npt.NDArray[np.int64]
+    cum_n: npt.NDArray[np.int64]
+    cum_p: npt.NDArray[np.int64]
+
+    @staticmethod
+    def of(items: list[tuple[int, int, int]]) -> _Sorted:
+        """From ``(key, payout, copies)`` triples."""
+        items.sort()
+        return _Sorted(np.array([k for k, _, _ in items], dtype=np.int64),
+                       np.concatenate([[0], np.cumsum([n for _, _, n in items])]).astype(np.int64),
+                       np.concatenate([[0], np.cumsum([n * p for _, p, n in items])]).astype(np.int64))
+
+
+class _Judge:
+    """Per opponent row, the caller's wins, win payouts and losses over sets of its hands."""
+
+    def __init__(self, key: npt.NDArray[np.int64], not_fd: npt.NDArray[np.bool_], tie_me: bool,
+                 tie_opp: bool) -> None:
+        self.key = key
+        self.not_fd = not_fd
+        self.tie_me = tie_me
+        self.tie_opp = tie_opp
+
+    def among(self, s: _Sorted, offset: npt.NDArray[np.int64] | int = 0,
+              first: npt.NDArray[np.int64] | int = 0,
+              last: npt.NDArray[np.int64] | int | None = None) -> tuple[npt.NDArray[np.int64], ...]:
+        """Against the hands ``s.keys[first:last]`` (keys there carry ``offset``)."""
+        end = len(s.keys) if last is None else last
+        query = self.key + offset
+        lo = np.searchsorted(s.keys, query, "left")
+        hi = np.searchsorted(s.keys, query, "right")
+        equal = self.not_fd & bool(self.tie_me or self.tie_opp)
+        eq_n = np.where(equal, s.cum_n[hi] - s.cum_n[lo], 0)
+        win_n = s.cum_n[end] - s.cum_n[hi] + (eq_n if self.tie_me else 0)
+        win_p = s.cum_p[end] - s.cum_p[hi] + (np.where(equal, s.cum_p[hi] - s.cum_p[lo], 0) if self.tie_me else 0)
+        lose_n = s.cum_n[lo] - s.cum_n[first] + (eq_n if self.tie_opp else 0)
+        return win_n, win_p, lose_n
+
+    def direct(self, k: npt.NDArray[np.int64],
+               p: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], ...]:
+        """Against one hand per row: key ``k``, payout ``p``."""
+        tie = (k == self.key) & self.not_fd
+        won = (k > self.key) | (tie & self.tie_me)
+        lost = (k < self.key) | (tie & self.tie_opp)
+        return won.astype(np.int64), np.where(won, p, 0), lost.astype(np.int64)
+
+
 def _by_walk(known: Sequence[int], left: list[int], rules: Rules, role: str,
              labels: dict[str, int], by_label: dict[str, list[int]]) -> _Tally:
-    """One unknown card at most (``len(known) >= 4``); see the module docstring."""
+    """One walk of the opponent's hands for 0, 1 or 2 unknown cards (module docstring).
+
+    Over the physical cards ``U`` left and an opponent hand ``D`` (cards ``D_i``), the sum of
+    ``g`` over the completions ``S`` that avoid ``D`` is, with one unknown card,
+    ``sum_U g - sum_i g(D_i)``, and with two::
+
+        sum_{S in U} g(S) - sum_i (sum_{y in U, y != D_i} g(D_i, y)) + sum_{i<j} g(D_i, D_j)
+
+    (a completion with both cards in ``D`` is taken out twice by the middle sum).
+    """
     table = table_for(rules)
     scores = table.scores.astype(np.int64)
     payouts = table.payouts
     masks = _slot_masks(table)
     fd = _five_dukes_score(table)
+    fd_key = -1 if fd is None else fd
     tie_me, tie_opp = _tie_sides(rules, role)
     missing = HAND - len(known)
-    # The caller's possible hands: (key, payout, copies), and per code when one card is unknown.
-    key52 = np.zeros(52, dtype=np.int64)
-    pay52 = np.zeros(52, dtype=np.int64)
-    mine: list[tuple[int, int, int]] = []
+    live = [c for c in range(52) if left[c]]
+
+    def judge(extra: Sequence[int]) -> tuple[int, int, str]:
+        hand = [*known, *extra]
+        ev = evaluate([CARDS[x] for x in hand], rules)
+        return _key(rules, ev.score, colex_rank(hand), fd), ev.payout, ev.label
+
+    key1 = np.zeros(52, dtype=np.int64)
+    pay1 = np.zeros(52, dtype=np.int64)
+    key2 = np.zeros((52, 52), dtype=np.int64)
+    pay2 = np.zeros((52, 52), dtype=np.int64)
+    items: list[tuple[int, int, int]] = []
+    blocks: list[tuple[int, int, int]] = []
     if missing == 0:
-        ev = evaluate([CARDS[c] for c in known], rules)
-        mine.append((_key(rules, ev.score, colex_rank(known), fd), ev.payout, 1))
-        labels[ev.label] = 1
+        k, p, label = judge(())
+        items.append((k, p, 1))
+        labels[label] = 1
+    elif missing == 1:
+        for c in live:
+            k, p, label = judge((c,))
+            key1[c], pay1[c] = k, p
+            items.append((k, p, left[c]))
+            labels[label] = labels.get(label, 0) + left[c]
+            by_label.setdefault(label, []).append(c)
     else:
-        for c in range(52):
-            hand = [*known, c]
-            ev = evaluate([CARDS[x] for x in hand], rules)
-            key52[c] = _key(rules, ev.score, colex_rank(hand), fd)
-            pay52[c] = ev.payout
-            if left[c]:
-                mine.append((int(key52[c]), ev.payout, left[c]))
-                labels[ev.label] = labels.get(ev.label, 0) + left[c]
-                by_label.setdefault(ev.label, []).append(c)
-    mine.sort()
-    keys = np.array([k for k, _, _ in mine], dtype=np.int64)
-    cum_n = np.concatenate([[0], np.cumsum([n for _, _, n in mine])]).astype(np.int64)
-    cum_p = np.concatenate([[0], np.cumsum([n * p for _, p, n in mine])]).astype(np.int64)
-    pool = list(left)
+        for i, a in enumerate(live):
+            for b in live[i:]:
+                k, p, label = judge((a, b))
+                key2[a, b] = key2[b, a] = k
+                pay2[a, b] = pay2[b, a] = p
+                ways = comb(left[a], 2) if a == b else left[a] * left[b]
+                if ways:
+                    items.append((k, p, ways))
+                    labels[label] = labels.get(label, 0) + ways
+        for a in live:  # block a: the other card y of a completion holding a, y != that a
+            blocks.extend(((a << _BLOCK) + int(key2[a, b]), int(pay2[a, b]), left[b] - (a == b))
+                          for b in live if left[b] - (a == b))
+    every = _Sorted.of(items)
+    by_first = _Sorted.of(blocks) if missing == 2 else None
+    if by_first is not None:
+        starts = np.searchsorted(by_first.keys, np.arange(53, dtype=np.int64) << _BLOCK, "left")
     tally = _Tally()
-    for chunk in _rows(pool):
+    for chunk in _rows(left):
         s = scores[chunk.klass]
+        not_fd = s != fd_key
         key = s << _SHIFT
         if rules.ties == "high_card":
-            key = key + np.where(s != (fd if fd is not None else -1), chunk.rows, 0)
+            key = key + np.where(not_fd, chunk.rows, 0)
         pay = payouts[chunk.klass]
         if rules.suited_bonus != "none":
             suited = _suited(rules, masks, chunk.klass, chunk.mono, chunk.flush)
             pay = np.where(suited, pay * rules.suited_multiplier, pay)
-        lo = np.searchsorted(keys, key, "left")
-        hi = np.searchsorted(keys, key, "right")
-        not_fd = s != (fd if fd is not None else -1)
-        equal_n = cum_n[hi] - cum_n[lo]
-        win_n = cum_n[-1] - cum_n[hi] + np.where(not_fd & tie_me, equal_n, 0)
-        win_p = cum_p[-1] - cum_p[hi] + np.where(not_fd & tie_me, cum_p[hi] - cum_p[lo], 0)
-        lose_n = cum_n[lo] + np.where(not_fd & tie_opp, equal_n, 0)
-        if missing:
+        j = _Judge(key, not_fd, tie_me, tie_opp)
+        win_n, win_p, lose_n = j.among(every)
+        codes = chunk.codes.astype(np.int64)
+        if missing == 1:
             for i in range(HAND):
-                c = chunk.codes[:, i]
-                k = key52[c]
-                tie = (k == key) & not_fd
-                won = (k > key) | (tie & tie_me)
-                lost = (k < key) | (tie & tie_opp)
-                win_n -= won
-                win_p -= np.where(won, pay52[c], 0)
-                lose_n -= lost
-        w = chunk.weights
-        tally.wins += int((w * win_n).sum())
-        tally.losses += int((w * lose_n).sum())
-        tally.paid_in += int((w * win_p).sum())
-        tally.paid_out += int((w * lose_n * pay).sum())
+                c = codes[:, i]
+                w, p, lo = j.direct(key1[c], pay1[c])
+                win_n, win_p, lose_n = win_n - w, win_p - p, lose_n - lo
+        elif by_first is not None:
+            for i in range(HAND):
+                c = codes[:, i]
+                w, p, lo = j.among(by_first, c << _BLOCK, starts[c], starts[c + 1])
+                win_n, win_p, lose_n = win_n - w, win_p - p, lose_n - lo
+            for a, b in combinations(range(HAND), 2):
+                ca, cb = codes[:, a], codes[:, b]
+                w, p, lo = j.direct(key2[ca, cb], pay2[ca, cb])
+                win_n, win_p, lose_n = win_n + w, win_p + p, lose_n + lo
+        wt = chunk.weights
+        tally.wins += int((wt * win_n).sum())
+        tally.losses += int((wt * lose_n).sum())
+        tally.paid_in += int((wt * win_p).sum())
+        tally.paid_out += int((wt * lose_n * pay).sum())
     n_left = sum(left)
-    tally.completions = n_left if missing else 1
+    tally.completions = comb(n_left, missing)
     tally.deals = tally.completions * comb(n_left - missing, HAND)
     return tally
 
@@ -392,12 +483,12 @@ def partial_odds(known: Sequence[Card], rules: Rules, dead: Sequence[Card] = (),
     :raises OddsError: not 3..5 known cards, an unknown role, a card used more than
         ``decks`` times, or too few cards left for the completion and one opponent.
 
-    >>> from service.engine.cards import parse_hand
+    >>> from service.engine.cards import parse_card
     >>> from service.engine.rules import PROFILES
-    >>> p = partial_odds(parse_hand("JS QH KD".split()), PROFILES["standard"].rules)
+    >>> p = partial_odds([parse_card(t) for t in "JS QH KD".split()], PROFILES["standard"].rules)
     >>> p.completions == comb(49, 2), p.wins + p.losses + p.pushes == p.deals
     (True, True)
-    >>> partial_odds(parse_hand("JS QH".split()), PROFILES["standard"].rules)
+    >>> partial_odds([parse_card(t) for t in "JS QH".split()], PROFILES["standard"].rules)
     Traceback (most recent call last):
         ...
     service.engine.odds.OddsError: 3 to 5 known cards are needed, got 2
@@ -422,23 +513,8 @@ def partial_odds(known: Sequence[Card], rules: Rules, dead: Sequence[Card] = (),
     if not uses_suits(rules):
         tally = _by_classes(codes, left, rules, role, labels, by_label)
         method = "rank_classes"
-    elif missing <= 1:
+    else:
         tally = _by_walk(codes, left, rules, role, labels, by_label)
-        method = "card_multisets"
-    else:  # two unknown cards: enumerate the first, each pair is then counted twice
-        tally = _Tally()
-        for c in range(52):
-            if not left[c]:
-                continue
-            rest = list(left)
-            rest[c] -= 1
-            part_labels: dict[str, int] = {}
-            tally.add(_by_walk([*codes, c], rest, rules, role, part_labels, {}), left[c])
-            for label, n in part_labels.items():
-                labels[label] = labels.get(label, 0) + left[c] * n
-        for name in ("completions", "wins", "losses", "deals", "paid_in", "paid_out"):
-            setattr(tally, name, getattr(tally, name) // 2)
-        labels = {label: n // 2 for label, n in labels.items()}
         method = "card_multisets"
     outcomes = tuple(Completion(label, category, score, labels[label], tuple(sorted(by_label.get(label, ()))))
                      for label, category, score in labels_of(rules) if labels.get(label))
