@@ -52,6 +52,7 @@ import numpy.typing as npt
 
 from service.engine.cards import CARDS, Card
 from service.engine.odds import (
+    _CHUNK,
     CHOOSE,
     CLASS_COUNTS,
     HAND,
@@ -62,7 +63,6 @@ from service.engine.odds import (
     _slot_masks,
     _suited,
     _walk,
-    _CHUNK,
     colex_rank,
     dealer_pool,
     labels_of,
@@ -72,10 +72,9 @@ from service.engine.odds import (
 from service.engine.rules import Rules
 from service.engine.tables import Table, evaluate, table_for
 
-__all__ = ["MAX_OPPONENTS_NOTE", "ROLES", "Completion", "PartialOdds", "max_opponents", "partial_odds"]
+__all__ = ["ROLES", "Completion", "PartialOdds", "max_opponents", "partial_odds"]
 
 ROLES = ("player", "dealer")
-MAX_OPPONENTS_NOTE = "each opponent takes five of the cards left after the known cards, the dead cards and the completion"
 _SHIFT = 23  # a multiset's colex rank is below C(56, 5) = 3,819,816 < 2**22
 
 
@@ -330,6 +329,14 @@ class _Sorted:
                        np.concatenate([[0], np.cumsum([n * p for _, p, n in items])]).astype(np.int64))
 
 
+_Int64s = npt.NDArray[np.int64]
+_Three = tuple[_Int64s, _Int64s, _Int64s]
+
+
+def _as64(values: npt.ArrayLike) -> _Int64s:
+    return np.asarray(values, dtype=np.int64)
+
+
 class _Judge:
     """Per opponent row, the caller's wins, win payouts and losses over sets of its hands."""
 
@@ -342,7 +349,7 @@ class _Judge:
 
     def among(self, s: _Sorted, offset: npt.NDArray[np.int64] | int = 0,
               first: npt.NDArray[np.int64] | int = 0,
-              last: npt.NDArray[np.int64] | int | None = None) -> tuple[npt.NDArray[np.int64], ...]:
+              last: npt.NDArray[np.int64] | int | None = None) -> _Three:
         """Against the hands ``s.keys[first:last]`` (keys there carry ``offset``)."""
         end = len(s.keys) if last is None else last
         query = self.key + offset
@@ -353,15 +360,15 @@ class _Judge:
         win_n = s.cum_n[end] - s.cum_n[hi] + (eq_n if self.tie_me else 0)
         win_p = s.cum_p[end] - s.cum_p[hi] + (np.where(equal, s.cum_p[hi] - s.cum_p[lo], 0) if self.tie_me else 0)
         lose_n = s.cum_n[lo] - s.cum_n[first] + (eq_n if self.tie_opp else 0)
-        return win_n, win_p, lose_n
+        return _as64(win_n), _as64(win_p), _as64(lose_n)
 
     def direct(self, k: npt.NDArray[np.int64],
-               p: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], ...]:
+               p: npt.NDArray[np.int64]) -> _Three:
         """Against one hand per row: key ``k``, payout ``p``."""
         tie = (k == self.key) & self.not_fd
         won = (k > self.key) | (tie & self.tie_me)
         lost = (k < self.key) | (tie & self.tie_opp)
-        return won.astype(np.int64), np.where(won, p, 0), lost.astype(np.int64)
+        return _as64(won), _as64(np.where(won, p, 0)), _as64(lost)
 
 
 def _by_walk(known: Sequence[int], left: list[int], rules: Rules, role: str,
@@ -441,18 +448,18 @@ def _by_walk(known: Sequence[int], left: list[int], rules: Rules, role: str,
         codes = chunk.codes.astype(np.int64)
         if missing == 1:
             for i in range(HAND):
-                c = codes[:, i]
-                w, p, lo = j.direct(key1[c], pay1[c])
-                win_n, win_p, lose_n = win_n - w, win_p - p, lose_n - lo
+                col = codes[:, i]
+                dw, dp, dl = j.direct(key1[col], pay1[col])
+                win_n, win_p, lose_n = win_n - dw, win_p - dp, lose_n - dl
         elif by_first is not None:
             for i in range(HAND):
-                c = codes[:, i]
-                w, p, lo = j.among(by_first, c << _BLOCK, starts[c], starts[c + 1])
-                win_n, win_p, lose_n = win_n - w, win_p - p, lose_n - lo
-            for a, b in combinations(range(HAND), 2):
-                ca, cb = codes[:, a], codes[:, b]
-                w, p, lo = j.direct(key2[ca, cb], pay2[ca, cb])
-                win_n, win_p, lose_n = win_n + w, win_p + p, lose_n + lo
+                col = codes[:, i]
+                dw, dp, dl = j.among(by_first, col << _BLOCK, starts[col], starts[col + 1])
+                win_n, win_p, lose_n = win_n - dw, win_p - dp, lose_n - dl
+            for ia, ib in combinations(range(HAND), 2):
+                ca, cb = codes[:, ia], codes[:, ib]
+                dw, dp, dl = j.direct(key2[ca, cb], pay2[ca, cb])
+                win_n, win_p, lose_n = win_n + dw, win_p + dp, lose_n + dl
         wt = chunk.weights
         tally.wins += int((wt * win_n).sum())
         tally.losses += int((wt * lose_n).sum())
