@@ -394,6 +394,7 @@ def odds_against_dealer() -> Response:
         "deals": result.dealer_hands,
         "outcomes": [_outcome(evaluation.label, evaluation.category, evaluation.score, 1, 1, ())],
     }
+    body["best"] = body["worst"] = body["outcomes"][0]
     return json_response(body)
 
 

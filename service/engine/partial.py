@@ -36,7 +36,7 @@ place, :func:`_net`, so a bet type that changes the amounts settles there.
 >>> from service.engine.rules import PROFILES
 >>> p = partial_odds([parse_card(t) for t in "AS KH 10D 4C".split()], PROFILES["standard"].rules)
 >>> p.completions, p.deals == 48 * comb(47, 5), p.labels["Ngau Tonku"]
-(48, True, 12)
+(48, True, 8)
 """
 
 from __future__ import annotations
