@@ -54,7 +54,7 @@ from service.scoring import cards
 from service.serialize import evaluation_dict
 from service.views import _SCHEMAS, json_response, load_scoring, registry
 
-__all__ = ["analyses", "fraction_text"]
+__all__ = ["OddsRequestSchema", "analyses", "fraction_text", "odds_answer"]
 
 analyses = Blueprint("analyses", __name__, url_prefix="/v1")
 
@@ -365,20 +365,33 @@ def _context(profile: Profile) -> dict[str, Any]:
 def odds_against_dealer() -> Response:
     """Exact odds of a hand against a random dealer hand (openapi: ``oddsAgainstDealer``)."""
     s = load_scoring("odds")
-    hand = cards(s.data["hand"])
-    dead = cards(s.data["dead"])
-    decks: int = s.data["decks"]
-    if len(hand) < 5 or s.data["role"] != "player":
-        return _partial_odds(s.rules, s.context, hand, dead, decks, s.data["role"], s.data["opponents"] or 1)
-    with _bounded(s.rules, "odds", decks):
-        try:
-            result = odds(hand, s.rules, dead, decks)
-        except OddsError as exc:  # the schema checks the same; kept as a guard
-            raise ProblemError(400, "/problems/validation-error", "Invalid request", str(exc),
-                               [{"pointer": "/dead", "detail": str(exc)}]) from None
-        evaluation = evaluate(hand, s.rules)
+    known = len(s.data["hand"])
+    with _bounded(s.rules, "odds", s.data["decks"], known=known):
+        return json_response(odds_answer(s.rules, s.context, s.data))
+
+
+def odds_answer(rules: Rules, context: dict[str, Any], data: Mapping[str, Any]) -> dict[str, Any]:
+    """The body of ``POST /v1/odds`` for a loaded request (no budget: the caller bounds it).
+
+    :param rules: the request's rules.
+    :param context: ``profile`` and ``rules_digest``.
+    :param data: the loaded request: ``hand`` (3-5 codes), ``dead``, ``decks``, ``role``,
+        ``opponents``.
+    :raises ProblemError: cards that cannot be dealt (the schema checks the same first).
+    """
+    hand = cards(data["hand"])
+    dead = cards(data["dead"])
+    decks: int = data["decks"]
+    if len(hand) < 5 or data["role"] != "player":
+        return _partial_odds(rules, context, hand, dead, decks, data["role"], data["opponents"] or 1)
+    try:
+        result = odds(hand, rules, dead, decks)
+    except OddsError as exc:  # the schema checks the same; kept as a guard
+        raise ProblemError(400, "/problems/validation-error", "Invalid request", str(exc),
+                           [{"pointer": "/dead", "detail": str(exc)}]) from None
+    evaluation = evaluate(hand, rules)
     cards_left = 52 * decks - 5 - len(dead)
-    body = s.context | {
+    body = context | {
         "evaluation": evaluation_dict(evaluation),
         "decks": decks,
         "cards_left": cards_left,
@@ -395,7 +408,7 @@ def odds_against_dealer() -> Response:
         "outcomes": [_outcome(evaluation.label, evaluation.category, evaluation.score, 1, 1, ())],
     }
     body["best"] = body["worst"] = body["outcomes"][0]
-    return json_response(body)
+    return body
 
 
 def _outcome(label: str, category: str, score: int, hands: int, completions: int,
@@ -407,14 +420,13 @@ def _outcome(label: str, category: str, score: int, hands: int, completions: int
 
 
 def _partial_odds(rules: Rules, context: dict[str, Any], hand: Sequence[Card], dead: Sequence[Card], decks: int,
-                  role: str, opponents: int) -> Response:
+                  role: str, opponents: int) -> dict[str, Any]:
     """``POST /v1/odds`` with 3 or 4 known cards, or as the dealer (issue 14)."""
-    with _bounded(rules, "odds", decks, known=len(hand)):
-        try:
-            result: PartialOdds = partial_odds(hand, rules, dead, decks, role)
-        except OddsError as exc:  # the schema checks the same; kept as a guard
-            raise ProblemError(400, "/problems/validation-error", "Invalid request", str(exc),
-                               [{"pointer": "/dead", "detail": str(exc)}]) from None
+    try:
+        result: PartialOdds = partial_odds(hand, rules, dead, decks, role)
+    except OddsError as exc:  # the schema checks the same; kept as a guard
+        raise ProblemError(400, "/problems/validation-error", "Invalid request", str(exc),
+                           [{"pointer": "/dead", "detail": str(exc)}]) from None
     outcomes = [_outcome(o.label, o.category, o.score, o.completions, result.completions, o.cards)
                 for o in result.outcomes]
     body = context | {
@@ -438,7 +450,7 @@ def _partial_odds(rules: Rules, context: dict[str, Any], hand: Sequence[Card], d
     if role == "dealer":
         body["opponents"] = opponents
         body["round_expected_net"] = _exact(result.round_net(opponents))
-    return json_response(body)
+    return body
 
 
 @analyses.get("/profiles/<name>/distribution")
