@@ -475,8 +475,26 @@ def _by_walk(known: Sequence[int], left: list[int], rules: Rules, role: str,
 # The answer
 
 
+def _deck_left(deck: Sequence[int], used: Sequence[int], decks: int) -> list[int]:
+    """Cards left per code from a given deck once ``used`` are out.
+
+    >>> sum(_deck_left([0, 1, 2, 2], [2], 2))
+    3
+    """
+    left = [0] * 52
+    for c in deck:
+        left[c] += 1
+    if max(left) > decks:
+        raise OddsError(f"a deck for {decks} deck(s) holds each card at most {decks} times")
+    for c in used:
+        left[c] -= 1
+        if left[c] < 0:
+            raise OddsError(f"{CARDS[c]} is used more often than the deck holds it")
+    return left
+
+
 def partial_odds(known: Sequence[Card], rules: Rules, dead: Sequence[Card] = (), decks: int = 1,
-                 role: str = "player") -> PartialOdds:
+                 role: str = "player", deck: Sequence[int] | None = None) -> PartialOdds:
     """The caller's exact odds over every completion of ``known`` and every opponent hand.
 
     :param known: 3, 4 or 5 of the caller's cards.
@@ -485,6 +503,8 @@ def partial_odds(known: Sequence[Card], rules: Rules, dead: Sequence[Card] = (),
     :param decks: decks in play, 1..8.
     :param role: ``player`` (the opponent is the dealer) or ``dealer`` (the opponent is one
         player; see :meth:`PartialOdds.round_net` for several).
+    :param deck: the cards (codes, each at most ``decks`` times) to deal from; ``52 * decks``
+        cards by default. A smaller deck is for tests against brute force.
     :return: the odds; with ``role="player"`` and five known cards the counts are those of
         :func:`~service.engine.odds.odds`.
     :raises OddsError: not 3..5 known cards, an unknown role, a card used more than
@@ -507,12 +527,12 @@ def partial_odds(known: Sequence[Card], rules: Rules, dead: Sequence[Card] = (),
     codes = [c.code for c in known]
     dead_codes = [c.code for c in dead]
     missing = HAND - len(codes)
-    left = dealer_pool(codes, dead_codes, decks)
+    left = dealer_pool(codes, dead_codes, decks) if deck is None else _deck_left(deck, [*codes, *dead_codes], decks)
     if sum(left) < missing + HAND:
         raise OddsError(f"only {sum(left)} cards are left for {missing} more card(s) and an opponent's five")
     labels: dict[str, int] = {}
     by_label: dict[str, list[int]] = {}
-    if missing == 0 and role == "player":
+    if missing == 0 and role == "player" and deck is None:
         o = odds(known, rules, dead, decks)
         ev = evaluate(known, rules)
         return PartialOdds(HAND, role, 1, o.dealer_hands, o.wins, o.losses, o.pushes, o.net,
