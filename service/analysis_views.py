@@ -324,8 +324,8 @@ class AnalysisDisabledError(ProblemError):
 
     def __init__(self) -> None:
         super().__init__(403, "/problems/analysis-disabled", "Analysis disabled",
-                         "Analyses that need uncached work (custom rules, odds with several decks under rules "
-                         "that use suits) are turned off on this server (GNAU_ANALYSIS_BUDGET_SECONDS=0); "
+                         "Analyses that need uncached work (custom rules, odds with several decks or from 3 or 4 "
+                         "known cards under rules that use suits) are turned off on this server (GNAU_ANALYSIS_BUDGET_SECONDS=0); "
                          "the profiles' cached analyses are served.")
 
 

@@ -775,6 +775,11 @@ def analysis_cost(rules: Rules, kind: str, decks: int = 1, known: int = HAND) ->
 
     >>> analysis_cost(PROFILES["niu-niu"].rules, "odds", decks=8) >= 0.2
     True
+    >>> prepare(PROFILES["niu-niu"].rules)
+    >>> analysis_cost(PROFILES["niu-niu"].rules, "odds", known=3) > 1.0       # 3 known cards, suits
+    True
+    >>> analysis_cost(PROFILES["standard"].rules, "odds", known=4) < 0.1      # no suits: cheap
+    True
     """
     from service.engine import tables
 
