@@ -277,7 +277,7 @@ def _by_classes(known: Sequence[int], left: list[int], rules: Rules, role: str,
 @dataclass(frozen=True)
 class _Rows:
     rows: npt.NDArray[np.intp]
-    weights: npt.NDArray[np.int64]
+    weights: npt.NDArray[np.int64] | None
     codes: npt.NDArray[np.uint8]
     klass: npt.NDArray[np.int16]
     mono: npt.NDArray[np.uint16]
@@ -295,7 +295,7 @@ def _rows(left: Sequence[int]) -> Iterator[_Rows]:
         end = start + _CHUNK
         if one_deck:  # live: no card gone, none repeated
             live = np.flatnonzero((walk.bits[start:end] & mask) == zero)
-            weights = np.ones(len(live), dtype=np.int64)
+            weights: npt.NDArray[np.int64] | None = None
         else:
             all_weights = _multiset_weights(walk.codes[start:end], available)
             live = np.flatnonzero(all_weights)
@@ -445,7 +445,7 @@ def _by_walk(known: Sequence[int], left: list[int], rules: Rules, role: str,
             pay = np.where(suited, pay * rules.suited_multiplier, pay)
         j = _Judge(key, not_fd, tie_me, tie_opp)
         win_n, win_p, lose_n = j.among(every)
-        codes = chunk.codes.astype(np.int64)
+        codes = chunk.codes
         if missing == 1:
             for i in range(HAND):
                 col = codes[:, i]
@@ -454,17 +454,23 @@ def _by_walk(known: Sequence[int], left: list[int], rules: Rules, role: str,
         elif by_first is not None:
             for i in range(HAND):
                 col = codes[:, i]
-                dw, dp, dl = j.among(by_first, col << _BLOCK, starts[col], starts[col + 1])
+                dw, dp, dl = j.among(by_first, col.astype(np.int64) << _BLOCK, starts[col], starts[col + 1])
                 win_n, win_p, lose_n = win_n - dw, win_p - dp, lose_n - dl
             for ia, ib in combinations(range(HAND), 2):
                 ca, cb = codes[:, ia], codes[:, ib]
                 dw, dp, dl = j.direct(key2[ca, cb], pay2[ca, cb])
                 win_n, win_p, lose_n = win_n + dw, win_p + dp, lose_n + dl
         wt = chunk.weights
-        tally.wins += int((wt * win_n).sum())
-        tally.losses += int((wt * lose_n).sum())
-        tally.paid_in += int((wt * win_p).sum())
-        tally.paid_out += int((wt * lose_n * pay).sum())
+        if wt is None:  # one deck: one hand per row
+            tally.wins += int(win_n.sum())
+            tally.losses += int(lose_n.sum())
+            tally.paid_in += int(win_p.sum())
+            tally.paid_out += int(np.dot(lose_n, pay))
+        else:
+            tally.wins += int(np.dot(wt, win_n))
+            tally.losses += int(np.dot(wt, lose_n))
+            tally.paid_in += int(np.dot(wt, win_p))
+            tally.paid_out += int(np.dot(wt * lose_n, pay))
     n_left = sum(left)
     tally.completions = comb(n_left, missing)
     tally.deals = tally.completions * comb(n_left - missing, HAND)
