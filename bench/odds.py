@@ -5,6 +5,10 @@ Prints one markdown table: per built-in profile, the median time of ``POST /v1/o
 of the engine call alone over the same random hands, and the time of the first
 house-edge and distribution computation in a fresh process (later calls are cached).
 The issue's goal: odds under 100 ms at the median.
+
+A second table (issue 14): the median engine time of odds from 4 and 3 known cards
+(:func:`service.engine.partial.partial_odds`, one deck, no dead cards) as player and as
+dealer, over random known cards. The goals: 4 known cards under 100 ms, 3 under 1 s.
 """
 
 from __future__ import annotations
@@ -18,11 +22,14 @@ from functools import partial
 from service.app import create_app
 from service.engine.cards import CARDS
 from service.engine.odds import distribution, house_edge, odds
+from service.engine.partial import partial_odds
 from service.engine.rules import PROFILES
 
 __all__ = ["main"]
 
 HANDS = 25
+#: Random known-card sets per (profile, known cards, role) in the partial-odds table.
+PARTIAL_HANDS = {4: 9, 3: 5}
 
 
 def _seconds(call: Callable[[], object]) -> float:
@@ -57,6 +64,26 @@ def main() -> None:
             method = odds(cards, rules).method
         print(f"| `{name}` | {method} | {statistics.median(http) * 1000:.1f} ms | "
               f"{statistics.median(engine) * 1000:.1f} ms | {first_edge:.2f} s | {first_dist:.2f} s |")
+    partial_table(rng)
+
+
+def partial_table(rng: random.Random) -> None:
+    """The issue-14 table: median engine time from 4 and 3 known cards, per role."""
+    print("\n| profile | method | 4 known, player | 4 known, dealer | 3 known, player | 3 known, dealer |")
+    print("|---|---|---|---|---|---|")
+    for name, profile in PROFILES.items():
+        rules = profile.rules
+        cells: list[str] = []
+        method = ""
+        for known in (4, 3):
+            for role in ("player", "dealer"):
+                times: list[float] = []
+                for _ in range(PARTIAL_HANDS[known]):
+                    cards = [CARDS[c] for c in rng.sample(range(52), known)]
+                    times.append(_seconds(partial(partial_odds, cards, rules, role=role)))
+                method = partial_odds(cards, rules, role=role).method if known == 4 and role == "player" else method
+                cells.append(f"{statistics.median(times) * 1000:.0f} ms")
+        print(f"| `{name}` | {method} | {' | '.join(cells)} |")
 
 
 if __name__ == "__main__":

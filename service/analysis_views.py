@@ -23,16 +23,16 @@ import math
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request
-from marshmallow import ValidationError, fields, validates_schema
+from marshmallow import ValidationError, fields, validate, validates_schema
 from werkzeug.wrappers import Response as WerkzeugResponse
 
-from service.engine.cards import duplicate_message
+from service.engine.cards import CARDS, Card, duplicate_message
 from service.engine.odds import (
     Distribution,
     HouseEdge,
@@ -45,17 +45,18 @@ from service.engine.odds import (
     odds,
     pinned_house_edge,
 )
+from service.engine.partial import ROLES, PartialOdds, max_opponents, partial_odds
 from service.engine.rules import Profile, Rules
 from service.engine.settle import BETS
 from service.engine.tables import evaluate
 from service.engine.text import echo
 from service.problems import ProblemError, problem_response, validation_problem
-from service.schemas import MAX_DECKS, HandField, _bet_field, _ScoringRequest, card_codes
+from service.schemas import MAX_DECKS, _bet_field, _ScoringRequest, card_codes
 from service.scoring import cards
 from service.serialize import evaluation_dict
 from service.views import _SCHEMAS, json_response, load_scoring, registry
 
-__all__ = ["analyses", "fraction_text"]
+__all__ = ["OddsRequestSchema", "analyses", "fraction_text", "odds_answer"]
 
 analyses = Blueprint("analyses", __name__, url_prefix="/v1")
 
@@ -99,15 +100,35 @@ class CardsField(fields.Field[Any]):
         return codes
 
 
-class OddsRequestSchema(_ScoringRequest):
-    """``POST /v1/odds``: ``{"hand": [5 cards], "dead": [cards], "decks": 1, "rules": {...}}``.
+class KnownCardsField(CardsField):
+    """The caller's known cards for odds: 3, 4 or 5 (issue 14), loaded as card codes."""
 
-    A card may appear at most ``decks`` times across the hand and the dead cards, and at
-    least five cards must be left for the dealer.
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None,
+                     **kwargs: Any) -> list[int | None]:
+        if isinstance(value, list) and not MIN_KNOWN <= len(value) <= 5:
+            raise ValidationError(f"odds need 3, 4 or 5 known cards, got {len(value)}")
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
+#: Known cards for ``POST /v1/odds``: at least three (issue 14).
+MIN_KNOWN = 3
+#: The most opponents any request can name: eight decks, the dealer's hand, no dead cards.
+MAX_OPPONENTS = max_opponents(5, 0, MAX_DECKS)
+
+
+class OddsRequestSchema(_ScoringRequest):
+    """``POST /v1/odds``: ``{"hand": [3-5 cards], "dead": [cards], "decks": 1, "role": "player",
+    "opponents": 1, "rules": {...}}``.
+
+    A card may appear at most ``decks`` times across the hand and the dead cards; the
+    cards left must hold the rest of the hand and every opponent's five. ``opponents`` is
+    for ``role: dealer`` only (default 1).
     """
 
-    hand = HandField(required=True)
+    hand = KnownCardsField(5, required=True)
     dead = CardsField(MAX_DEAD, load_default=list)
+    role = fields.String(load_default="player", validate=validate.OneOf(ROLES))
+    opponents = fields.Integer(strict=True, load_default=None, validate=validate.Range(1, MAX_OPPONENTS))
 
     @validates_schema(skip_on_field_errors=False)
     def _check_cards(self, data: Mapping[str, Any], **kwargs: Any) -> None:
@@ -126,9 +147,18 @@ class OddsRequestSchema(_ScoringRequest):
                 if seen[code] > decks:
                     errors.setdefault(name, {})[i] = [duplicate_message(code, decks)]
         left = 52 * decks - used
-        if not errors and left < 5:
-            errors["dead"] = {"_self": [f"only {left} cards are left for the dealer; at most "
-                                        f"{52 * decks - 10} dead cards with {decks} deck(s)"]}
+        known = len(data.get("hand") or [])
+        opponents = data.get("opponents")
+        if opponents is not None and data.get("role") != "dealer":
+            errors["opponents"] = ["opponents is for role dealer only (a player faces one dealer)"]
+        elif not errors and isinstance(opponents, int) and known:
+            seats = max_opponents(known, len(data.get("dead") or []), decks)
+            if opponents > seats:
+                errors["opponents"] = [f"{decks} deck(s) less {len(data.get('dead') or [])} dead cards seat at most "
+                                       f"{seats} opponents beside the dealer's five cards"]
+        if not errors and left < 10 - known:
+            errors["dead"] = {"_self": [f"only {left} cards are left for the rest of the hand and the opponent; "
+                                        f"at most {52 * decks - 10} dead cards with {decks} deck(s)"]}
         if errors:
             raise ValidationError(errors)
 
@@ -263,9 +293,9 @@ def _budget() -> AnalysisBudget:
 
 
 @contextmanager
-def _bounded(rules: Rules, kind: str, decks: int = 1, bet: str = "double") -> Iterator[None]:
+def _bounded(rules: Rules, kind: str, decks: int = 1, known: int = 5, bet: str = "double") -> Iterator[None]:
     """Run cheap or cached work at once; other work only as the client's budget allows."""
-    cost = analysis_cost(rules, kind, decks, bet)
+    cost = analysis_cost(rules, kind, decks, known, bet)
     if cost < CHEAP_SECONDS:
         yield
         return
@@ -305,8 +335,8 @@ class AnalysisDisabledError(ProblemError):
 
     def __init__(self) -> None:
         super().__init__(403, "/problems/analysis-disabled", "Analysis disabled",
-                         "Analyses that need uncached work (custom rules, odds with several decks under rules "
-                         "that use suits) are turned off on this server (GNAU_ANALYSIS_BUDGET_SECONDS=0); "
+                         "Analyses that need uncached work (custom rules, odds with several decks or from 3 or 4 "
+                         "known cards under rules that use suits) are turned off on this server (GNAU_ANALYSIS_BUDGET_SECONDS=0); "
                          "the profiles' cached analyses are served.")
 
 
@@ -375,18 +405,41 @@ def _context(profile: Profile) -> dict[str, Any]:
 def odds_against_dealer() -> Response:
     """Exact odds of a hand against a random dealer hand (openapi: ``oddsAgainstDealer``)."""
     s = load_scoring("odds")
-    hand = cards(s.data["hand"])
-    dead = cards(s.data["dead"])
-    decks: int = s.data["decks"]
-    with _bounded(s.rules, "odds", decks):
-        try:
-            result = odds(hand, s.rules, dead, decks)
-        except OddsError as exc:  # the schema checks the same; kept as a guard
-            raise ProblemError(400, "/problems/validation-error", "Invalid request", str(exc),
-                               [{"pointer": "/dead", "detail": str(exc)}]) from None
-        evaluation = evaluate(hand, s.rules)
+    known = len(s.data["hand"])
+    with _bounded(s.rules, "odds", s.data["decks"], known=known):
+        return json_response(odds_answer(s.rules, s.context, s.data))
+
+
+def odds_answer(rules: Rules, context: dict[str, Any], data: Mapping[str, Any]) -> dict[str, Any]:
+    """The body of ``POST /v1/odds`` for a loaded request (no budget: the caller bounds it).
+
+    :param rules: the request's rules.
+    :param context: ``profile`` and ``rules_digest``.
+    :param data: the loaded request: ``hand`` (3-5 codes), ``dead``, ``decks``, ``role``,
+        ``opponents``.
+    :raises ProblemError: cards that cannot be dealt (the schema checks the same first); a
+        partial or dealer request under rules with a commission (not computed yet: the
+        commission on a round's winnings does not follow from the tallies kept here).
+    """
+    hand = cards(data["hand"])
+    dead = cards(data["dead"])
+    decks: int = data["decks"]
+    if len(hand) < 5 or data["role"] != "player":
+        if rules.commission_bps or rules.dealer_commission_bps:
+            where = "/role" if len(hand) == 5 else "/hand"
+            raise validation_problem([{"pointer": where, "detail": (
+                "odds from 3 or 4 known cards, or as the dealer, are not computed under rules with a "
+                "commission (commission_bps, dealer_commission_bps) yet: ask with five known cards as the "
+                "player, or without a commission")}])
+        return _partial_odds(rules, context, hand, dead, decks, data["role"], data["opponents"] or 1)
+    try:
+        result = odds(hand, rules, dead, decks)
+    except OddsError as exc:  # the schema checks the same; kept as a guard
+        raise ProblemError(400, "/problems/validation-error", "Invalid request", str(exc),
+                           [{"pointer": "/dead", "detail": str(exc)}]) from None
+    evaluation = evaluate(hand, rules)
     cards_left = 52 * decks - 5 - len(dead)
-    body = s.context | {
+    body = context | {
         "evaluation": evaluation_dict(evaluation),
         "decks": decks,
         "cards_left": cards_left,
@@ -398,8 +451,56 @@ def odds_against_dealer() -> Response:
         "expected_net": _exact(result.expected_net),
         "bets": {bet: dict(zip(("expected_gross", "expected_commission", "expected_net"),
                                map(_exact, result.expected(bet)), strict=True)) for bet in BETS},
+        "role": "player",
+        "known": 5,
+        "completions": 1,
+        "deals": result.dealer_hands,
+        "outcomes": [_outcome(evaluation.label, evaluation.category, evaluation.score, 1, 1, ())],
     }
-    return json_response(body)
+    body["best"] = body["worst"] = body["outcomes"][0]
+    return body
+
+
+def _outcome(label: str, category: str, score: int, hands: int, completions: int,
+             codes: tuple[int, ...]) -> dict[str, Any]:
+    out = {"label": label, "category": category, "score": score} | _chance(hands, Fraction(hands, completions))
+    if codes:
+        out["cards"] = [str(CARDS[c]) for c in codes]
+    return out
+
+
+def _partial_odds(rules: Rules, context: dict[str, Any], hand: Sequence[Card], dead: Sequence[Card], decks: int,
+                  role: str, opponents: int) -> dict[str, Any]:
+    """``POST /v1/odds`` with 3 or 4 known cards, or as the dealer (issue 14)."""
+    try:
+        result: PartialOdds = partial_odds(hand, rules, dead, decks, role)
+    except OddsError as exc:  # the schema checks the same; kept as a guard
+        raise ProblemError(400, "/problems/validation-error", "Invalid request", str(exc),
+                           [{"pointer": "/dead", "detail": str(exc)}]) from None
+    outcomes = [_outcome(o.label, o.category, o.score, o.completions, result.completions, o.cards)
+                for o in result.outcomes]
+    body = context | {
+        "decks": decks,
+        "cards_left": 52 * decks - len(hand) - len(dead),
+        "method": result.method,
+        "win": _chance(result.wins, result.win),
+        "lose": _chance(result.losses, result.lose),
+        "push": _chance(result.pushes, result.push),
+        "expected_net": _exact(result.expected_net),
+        "role": role,
+        "known": len(hand),
+        "completions": result.completions,
+        "deals": result.deals,
+        "outcomes": outcomes,
+        "best": outcomes[0],
+        "worst": outcomes[-1],
+    }
+    if len(hand) == 5:
+        body["evaluation"] = evaluation_dict(evaluate(hand, rules))
+    if role == "dealer":
+        body["opponents"] = opponents
+        body["round_expected_net"] = _exact(result.round_net(opponents))
+    return body
 
 
 @analyses.get("/profiles/<name>/distribution")

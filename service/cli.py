@@ -1,6 +1,6 @@
 """``gnau``: score hands from the terminal with the engine (no server needed).
 
-Commands: ``evaluate``, ``rank``, ``settle``, ``exposures``, ``profiles`` and ``serve``. The scoring
+Commands: ``evaluate``, ``rank``, ``settle``, ``exposures``, ``odds``, ``profiles`` and ``serve``. The scoring
 commands take ``--profile`` (default ``standard``), ``--decks`` (1..8) and ``--rules`` (a
 JSON object of knob overrides, RULES.md section 7), and build the same request body the
 API takes, so they check it with the API's own schemas and answer with the API's own body
@@ -435,6 +435,54 @@ def settle_command(dealer: str | None, players: tuple[str, ...], bets: tuple[str
         _emit_json(body)
     else:
         click.echo(settlement_text(body))
+
+
+def odds_body(body: dict[str, Any], profile: str) -> dict[str, Any]:
+    """The answer of ``POST /v1/odds?profile=...`` to ``body`` (no compute budget: it is
+    the caller's own machine)."""
+    from service.analysis_views import OddsRequestSchema, odds_answer
+
+    s = load_request(OddsRequestSchema(), body, profile)
+    return odds_answer(s.rules, s.context, s.data)
+
+
+def odds_text(body: Mapping[str, Any]) -> str:
+    """The odds answer as a few lines and a table of the final hands."""
+    side = "dealer against one player" if body["role"] == "dealer" else "player against the dealer"
+    lines = [f"{body['known']} known cards, {body['completions']:,} completions, {body['deals']:,} deals "
+             f"({side}; profile {body['profile']}, {body['decks']} deck(s), {body['cards_left']} cards left)"]
+    for name in ("win", "lose", "push"):
+        lines.append(f"{name:5} {body[name]['probability']:.6f}  ({body[name]['fraction']})")
+    lines.append(f"expected net per unit stake {body['expected_net']['value']:+.6f}  ({body['expected_net']['fraction']})")
+    if body["role"] == "dealer":
+        lines.append(f"round against {body['opponents']} player(s): {body['round_expected_net']['value']:+.6f}  "
+                     f"({body['round_expected_net']['fraction']})")
+    rows: list[list[object]] = [["final hand", "probability", "fraction", "cards"]]
+    rows.extend([o["label"], f"{o['probability']:.6f}", o["fraction"], " ".join(o.get("cards", []))]
+                for o in body["outcomes"])
+    return "\n".join(lines) + "\n" + _table(rows)
+
+
+@cli.command(name="odds")
+@click.argument("cards", nargs=-1, required=True)
+@click.option("--role", type=click.Choice(["player", "dealer"]), default="player", show_default=True,
+              help="Whose odds: the player's against the dealer, or the dealer's against --opponents players.")
+@click.option("--opponents", type=int, default=None, help="With --role dealer: players faced (default 1).")
+@click.option("--dead", metavar="CARDS", default=None, help="Cards out of play, e.g. --dead 'QS 2H'.")
+@scoring_options
+def odds_command(cards: tuple[str, ...], role: str, opponents: int | None, dead: str | None, profile: str,
+                 decks: int | None, rules: str | None, as_json: bool) -> None:
+    """Exact odds from 3, 4 or 5 known CARDS, e.g. gnau odds AS KH 10D 4C."""
+    body: dict[str, Any] = {"hand": split_cards(cards), "role": role}
+    if opponents is not None:
+        body["opponents"] = opponents
+    if dead is not None:
+        body["dead"] = split_cards(dead)
+    answer = odds_body(_with_options(body, decks, rules), profile)
+    if as_json:
+        _emit_json(answer)
+    else:
+        click.echo(odds_text(answer))
 
 
 @cli.command()

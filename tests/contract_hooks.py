@@ -5,16 +5,19 @@
     st run http://127.0.0.1:8000/openapi.yaml --checks all
 
 generates valid requests that are really valid; ``tests/test_contract.py`` imports it for the
-in-process run. It keeps *positive* (valid) cases valid for the three cross-field rules of
+in-process run. It keeps *positive* (valid) cases valid for the cross-field rules of
 openapi.yaml that a schema cannot express (RULES.md sections 1, 6 and 7):
 
 - a card appears at most ``decks`` times in a hand (across the whole table for settlements,
   across ``hand`` and ``dead`` for odds, where at most ``52 × decks − 10`` cards are dead);
+- odds: ``opponents`` only with ``role: dealer``, and no more than the cards left seat;
 - a table seats at most ``floor(52 × decks / 5) − 1`` players besides the dealer, and the
   sum of the stakes times the largest payout stays within 2^53 − 1;
 - an overridden ``ranking`` ends with ``no_ox``;
 - the house edge of a double bet with a commission is not computed under rules with both a
-  suited bonus and ``high_card`` ties (a documented 400): such cases ask for the equal bet.
+  suited bonus and ``high_card`` ties (a documented 400): such cases ask for the equal bet;
+- odds from 3 or 4 known cards, or as the dealer, are not computed with a commission (a
+  documented 400): such cases ask without one.
 
 Negative (invalid) cases are left alone. The file needs only schemathesis: it does not
 import the service, so a consumer can run it from a checkout against any server.
@@ -94,8 +97,13 @@ def map_case(context: Any, case: Any) -> Any:
         rules["ranking"] = [c for c in rules["ranking"] if c != "no_ox"] + ["no_ox"]
     if isinstance(body.get("hand"), list):
         dead = body.get("dead")
-        if isinstance(dead, list):  # POST /v1/odds: at least 5 cards left, copies across hand + dead
-            del dead[52 * decks - 10:]
+        if body.get("role") != "dealer":  # POST /v1/odds: opponents only for the dealer
+            body.pop("opponents", None)
+        opponents = body.get("opponents", 1) if isinstance(body.get("opponents", 1), int) else 1
+        if isinstance(dead, list):  # the rest of the hand and every opponent's five left
+            del dead[max(0, 52 * decks - 5 - 5 * opponents):]
+        if isinstance(body.get("opponents"), int):
+            body["opponents"] = min(opponents, (52 * decks - 5 - len(dead if isinstance(dead, list) else [])) // 5)
         _repair([body["hand"]] + ([dead] if isinstance(dead, list) else []), decks)
     if isinstance(body.get("hands"), list):
         for item in body["hands"]:
@@ -104,6 +112,13 @@ def map_case(context: Any, case: Any) -> Any:
                 _repair([hand], decks)
     if isinstance(body.get("players"), list):  # POST /v1/settlements and /v1/exposures
         _repair_table(body, decks)
+    if case.path == "/v1/odds" and isinstance(body.get("hand"), list) and (
+            len(body["hand"]) < 5 or body.get("role") == "dealer"):
+        # Odds from 3-4 known cards or as the dealer are not computed with a commission (a documented 400).
+        if isinstance(case.query, dict) and case.query.get("profile") == "bull-bull":
+            case.query["profile"] = "niu-niu"
+        if isinstance(rules, dict):
+            rules["commission_bps"] = rules["dealer_commission_bps"] = 0
     if (case.path == "/v1/analyses/house-edge" and isinstance(rules, dict) and body.get("bet", "double") == "double"
             and rules.get("commission_bps") and rules.get("suited_bonus", "none") != "none"
             and rules.get("ties") == "high_card"):

@@ -977,11 +977,13 @@ def pinned_house_edge(rules: Rules, bet: str = "double") -> HouseEdge:
     return _EDGE_CACHE.pin(key, found)
 
 
-def analysis_cost(rules: Rules, kind: str, decks: int = 1, bet: str = "double") -> float:
+def analysis_cost(rules: Rules, kind: str, decks: int = 1, known: int = HAND, bet: str = "double") -> float:
     """A rough estimate, in seconds, of computing ``kind`` for ``rules`` now.
 
     :param kind: ``distribution``, ``house_edge`` or ``odds``.
     :param decks: for ``odds``, the decks in play.
+    :param known: for ``odds``, the caller's known cards (3..5; fewer cost more, see
+        :data:`PARTIAL_SECONDS`).
     :param bet: for ``house_edge``, the bet type.
     :return: seconds on one core of the reference machine: 0 for a result already
         computed; about 0.8 s to build a missing evaluation table, 3 s to build the
@@ -990,6 +992,11 @@ def analysis_cost(rules: Rules, kind: str, decks: int = 1, bet: str = "double") 
         (0.2 s with 8 decks).
 
     >>> analysis_cost(PROFILES["niu-niu"].rules, "odds", decks=8) >= 0.2
+    True
+    >>> prepare(PROFILES["niu-niu"].rules)
+    >>> analysis_cost(PROFILES["niu-niu"].rules, "odds", known=3) > 1.0       # 3 known cards, suits
+    True
+    >>> analysis_cost(PROFILES["standard"].rules, "odds", known=4) < 0.1      # no suits: cheap
     True
     """
     from service.engine import tables
@@ -1008,12 +1015,21 @@ def analysis_cost(rules: Rules, kind: str, decks: int = 1, bet: str = "double") 
         cost += ODDS_SECONDS_PER_DECK * decks
     if kind == "house_edge" and rules.commission_bps:
         cost += 3.0  # the winnings: every (player class, weaker dealer class) product
+    if kind == "odds" and known < HAND:
+        suits = uses_suits(rules)
+        cost += PARTIAL_SECONDS[known, suits] * (decks if suits else 1)
     return cost
 
 
 #: Odds under rules that use suits visit the card multisets once per request: about this
 #: many seconds per deck in play on the reference machine (0.22 s measured with 8 decks).
 ODDS_SECONDS_PER_DECK = 0.0275
+
+#: Odds from fewer known cards (:mod:`service.engine.partial`), by (known cards, rules use
+#: suits): seconds on one core beside the five-card cost (per deck when suits are used;
+#: bench/odds.py measures them). Under ``CHEAP_SECONDS`` only without suits.
+PARTIAL_SECONDS: dict[tuple[int, bool], float] = {(4, False): 0.01, (3, False): 0.06,
+                                                  (4, True): 0.25, (3, True): 1.2}
 
 
 # --------------------------------------------------------------------------------------
