@@ -34,6 +34,8 @@ from service.engine.tables import evaluate
 from tests.test_odds import RULE_SETS
 
 ROOT = Path(__file__).resolve().parents[1]
+# Rules with a commission are refused by partial_odds (see the test at the end).
+NO_COMMISSION = [name for name, rules in RULE_SETS.items() if not rules.commission_bps]
 PROBLEM = "application/problem+json"
 
 
@@ -95,7 +97,7 @@ def as_tuple(p: Any) -> tuple[int, int, int, int, int, dict[str, int]]:
 
 @pytest.mark.parametrize("with_dead", [False, True], ids=["no-dead", "dead"])
 @pytest.mark.parametrize("decks", [1, 2])
-@pytest.mark.parametrize("name", list(RULE_SETS))
+@pytest.mark.parametrize("name", NO_COMMISSION)
 def test_every_completion_and_opponent_hand_matches_brute_force(name: str, decks: int, with_dead: bool) -> None:
     """Every built-in profile (and custom rules for the other suit paths), 3-5 known cards,
     both roles, on a reduced deck of 1 or 2 copies per card, with and without dead cards."""
@@ -406,3 +408,9 @@ def test_partial_and_dealer_odds_under_a_commission_are_refused_not_approximated
     # The same request without the commission is answered; five known cards as the player are too.
     assert client.post("/v1/odds?profile=niu-niu", json=body).status_code == 200
     assert client.post("/v1/odds?profile=bull-bull", json={"hand": ["AS", "KH", "10D", "4C", "5C"]}).status_code == 200
+
+
+def test_partial_odds_refuse_rules_with_a_commission() -> None:
+    with pytest.raises(OddsError, match="commission"):
+        partial_odds(cards(codes("AS KH 10D 4C")), PROFILES["bull-bull"].rules)
+    assert partial_odds(cards(codes("AS KH 10D 4C")), PROFILES["niu-niu"].rules).completions == 48

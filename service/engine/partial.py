@@ -514,7 +514,9 @@ def partial_odds(known: Sequence[Card], rules: Rules, dead: Sequence[Card] = (),
     :return: the odds; with ``role="player"`` and five known cards the counts are those of
         :func:`~service.engine.odds.odds`.
     :raises OddsError: not 3..5 known cards, an unknown role, a card used more than
-        ``decks`` times, or too few cards left for the completion and one opponent.
+        ``decks`` times, too few cards left for the completion and one opponent, or rules
+        with a commission (RULES.md section 6.2; not computed here: the tallies keep the
+        net only, not the winnings a commission is taken from).
 
     >>> from service.engine.cards import parse_card
     >>> from service.engine.rules import PROFILES
@@ -530,6 +532,8 @@ def partial_odds(known: Sequence[Card], rules: Rules, dead: Sequence[Card] = (),
         raise OddsError(f"3 to 5 known cards are needed, got {len(known)}")
     if role not in ROLES:
         raise OddsError(f"role must be one of {', '.join(ROLES)}")
+    if rules.commission_bps or rules.dealer_commission_bps:
+        raise OddsError("partial or dealer odds are not computed under rules with a commission")
     codes = [c.code for c in known]
     dead_codes = [c.code for c in dead]
     missing = HAND - len(codes)
