@@ -43,6 +43,10 @@ from typing import Any
 import pytest
 
 CLONE_NEWNET = 0x40000000
+#: Where each run's folder goes: ``gnau-deploy-<token>-<random>``, with ``owner`` holding
+#: the pid of the pytest process that made it.
+STATE_DIR = Path("/var/tmp")
+PREFIX = "gnau-deploy-"
 #: Seconds any one podman command may take (a build is the slowest, about 25 s here).
 COMMAND_TIMEOUT = 300
 
@@ -172,10 +176,12 @@ class Podman:
 
     @classmethod
     def create(cls) -> Podman:
+        """A new private podman: folder, config files and network namespace."""
         token = uuid.uuid4().hex[:8]
-        root = Path(tempfile.mkdtemp(prefix=f"gnau-deploy-{token}-", dir="/var/tmp"))
+        root = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{token}-", dir=STATE_DIR))
         for sub in ("storage", "run", "tmp", "networks", "volumes"):
             (root / sub).mkdir()
+        podman = cls.attach(root)
         (root / "containers.conf").write_text(
             "[containers]\n"
             'default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]\n'
@@ -195,21 +201,49 @@ class Podman:
             f'graphroot = "{root / "storage"}"\n'
             f'runroot = "{root / "run"}"\n'
         )
-        env = {
-            **os.environ,
-            "CONTAINERS_CONF": str(root / "containers.conf"),
-            "CONTAINERS_STORAGE_CONF": str(root / "storage.conf"),
-            "TMPDIR": str(root / "tmp"),
-        }
-        podman = cls(root=root, netns_name=f"gnau-deploy-{token}", tag_prefix=f"localhost/gnau-deploy-{token}",
-                     env=env)
         proc = subprocess.run(["ip", "netns", "add", podman.netns_name], capture_output=True, text=True,
                               timeout=30, check=False)
         if proc.returncode != 0:
             shutil.rmtree(root, ignore_errors=True)
             pytest.fail(f"ip netns add {podman.netns_name} failed: {proc.stderr}")
         podman.ip("link", "set", "lo", "up")
+        (root / "owner").write_text(str(os.getpid()))
         return podman
+
+    @classmethod
+    def attach(cls, root: Path) -> Podman:
+        """The private podman whose folder is ``root`` (made by :meth:`create`)."""
+        token = root.name.removeprefix(PREFIX).split("-")[0]
+        env = {
+            **os.environ,
+            "CONTAINERS_CONF": str(root / "containers.conf"),
+            "CONTAINERS_STORAGE_CONF": str(root / "storage.conf"),
+            "TMPDIR": str(root / "tmp"),
+        }
+        return cls(root=root, netns_name=f"{PREFIX}{token}", tag_prefix=f"localhost/{PREFIX}{token}", env=env)
+
+    @classmethod
+    def sweep_stale(cls) -> list[str]:
+        """Destroy what earlier runs left behind when they were killed before their own
+        cleanup could run (SIGKILL, a lost CI runner): folders whose ``owner`` process is
+        gone. Folders of runs still alive, or still being set up, are left alone.
+        Returns the names of the folders removed."""
+        removed = []
+        for folder in sorted(STATE_DIR.glob(f"{PREFIX}*")):
+            try:
+                pid = int((folder / "owner").read_text())
+            except (OSError, ValueError):
+                continue
+            try:
+                os.kill(pid, 0)
+                continue  # its run is still going
+            except ProcessLookupError:
+                pass
+            except PermissionError:
+                continue
+            cls.attach(folder).destroy()
+            removed.append(folder.name)
+        return removed
 
     @property
     def netns(self) -> Path:

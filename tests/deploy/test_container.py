@@ -18,7 +18,9 @@ What a user deploys is proven by running it (issue 11), with Debian's podman:
 4. ``podman pod stop -t <terminationGracePeriodSeconds>``: ``/readyz`` turns 503 during
    the drain, a request in flight completes, the container exits 0 in time.
 5. Every container, pod, image and network is removed afterwards, also on failure
-   (:meth:`tests.deploy.podman.Podman.destroy`, run by the session fixture).
+   (:meth:`tests.deploy.podman.Podman.destroy`, run by the session fixture). A run killed
+   before its cleanup (SIGKILL) is cleaned up by the next run
+   (:meth:`tests.deploy.podman.Podman.sweep_stale`).
 
 podman, runc, mmdebstrap and iproute2 are installed with apt by
 ``scripts/ensure-podman.sh`` when missing (CI runs as root on Debian). When they cannot
@@ -100,6 +102,7 @@ def podman() -> Iterator[Podman]:
         pytest.fail(f"could not run {ENSURE_PODMAN}: {exc}")
     if proc.returncode != 0:
         pytest.fail(f"podman, runc and mmdebstrap are needed and could not be installed:\n{proc.stderr}")
+    Podman.sweep_stale()  # what a killed earlier run could not clean up itself
     instance = Podman.create()
     try:
         yield instance
