@@ -44,10 +44,11 @@ import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
+from .conftest import CONTAINER_GROUP
 from .podman import Endpoint, Podman, Reply
 from .support import CHART_DIR, RELEASE, REPO_ROOT
 
-pytestmark = [pytest.mark.deploy, pytest.mark.xdist_group("containers")]
+pytestmark = [pytest.mark.deploy, pytest.mark.xdist_group(CONTAINER_GROUP)]
 
 REUSE_BASE_TAR = "GNAU_DEPLOY_BASE_TAR"
 ENSURE_PODMAN = REPO_ROOT / "scripts" / "ensure-podman.sh"
