@@ -173,6 +173,7 @@ class Podman:
     tag_prefix: str
     env: dict[str, str] = field(repr=False)
     timings: dict[str, float] = field(default_factory=dict)
+    created: float = field(default_factory=time.monotonic)
 
     @classmethod
     def create(cls) -> Podman:

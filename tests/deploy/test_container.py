@@ -52,6 +52,7 @@ pytestmark = [pytest.mark.deploy, pytest.mark.xdist_group(CONTAINER_GROUP)]
 
 REUSE_BASE_TAR = "GNAU_DEPLOY_BASE_TAR"
 ENSURE_PODMAN = REPO_ROOT / "scripts" / "ensure-podman.sh"
+EATMYDATA_HOOKS = "/usr/share/mmdebstrap/hooks/eatmydata"  # from Debian's mmdebstrap + eatmydata
 DEBIAN_SUITE = "bookworm"  # the Debian release of the official python:3.11.*-slim-bookworm
 APP_UID = 10001
 PORT = 8000
@@ -132,6 +133,8 @@ def base_image(podman: Podman) -> str:
     proc = subprocess.run(
         [
             "mmdebstrap", "--variant=apt", "--quiet",
+            # dpkg without fsync (eatmydata): halves the time here; nothing is left in the image.
+            f"--hook-dir={EATMYDATA_HOOKS}",
             "--include=python3.11,python3.11-venv,ca-certificates",
             "--dpkgopt=path-exclude=/usr/share/man/*",
             "--dpkgopt=path-exclude=/usr/share/doc/*",
@@ -461,6 +464,8 @@ def test_chart_pod_drains_and_exits_zero_within_the_grace_period(
     assert (state["Status"], state["ExitCode"]) == ("exited", 0)
     assert stopped_in < grace, f"took {stopped_in:.1f} s, grace period {grace} s"
     report(request, "pod_stop_s", round(stopped_in, 1))
+    # From the private podman's creation (after apt) to here: base, build, run, pod, stop.
+    report(request, "container_part_s", round(time.monotonic() - podman.created, 1))
     messages = [r.get("message") for r in logs(podman, chart_pod.container)[1]]
     assert "Handling signal: term" in messages
     assert "Shutting down: Master" in messages
