@@ -15,7 +15,7 @@ What a user deploys is proven by running it (issue 11), with Debian's podman:
    Deployment go to ``podman kube play`` byte for byte (values set only the image
    reference). The pod answers on its pod IP, serves the operator profile, and runs as
    10001 with a read-only root.
-4. ``podman pod stop -t <terminationGracePeriodSeconds>``: ``/readyz`` turns 503 during
+4. ``podman stop -t <terminationGracePeriodSeconds>`` on the app container: ``/readyz`` turns 503 during
    the drain, a request in flight completes, the container exits 0 in time.
 5. Every container, pod, image and network is removed afterwards, also on failure
    (:meth:`tests.deploy.podman.Podman.destroy`, run by the session fixture). A run killed
