@@ -8,8 +8,15 @@
 # needs is /tmp (gunicorn's PROMETHEUS_MULTIPROC_DIR default lives there). Kubernetes
 # mounts an emptyDir there; with plain Docker use: docker run --read-only --tmpfs /tmp ...
 # gunicorn's worker heartbeat files go to /dev/shm (worker_tmp_dir in gunicorn.conf.py).
+#
+# PYTHON_IMAGE is the base of both stages. Production builds use the default, the pinned
+# official slim image. The CI test (tests/deploy/test_container.py) cannot reach that
+# image's registry and passes a local stand-in of the same Debian release instead
+# (Debian's python3.11, built with mmdebstrap); the stand-in is never tagged as the
+# official name.
+ARG PYTHON_IMAGE=python:3.11.14-slim-bookworm
 
-FROM python:3.11.14-slim-bookworm AS builder
+FROM ${PYTHON_IMAGE} AS builder
 
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_NO_INPUT=1 \
@@ -25,7 +32,7 @@ COPY service ./service
 RUN pip install --no-cache-dir -c constraints.txt .
 
 
-FROM python:3.11.14-slim-bookworm AS runtime
+FROM ${PYTHON_IMAGE} AS runtime
 
 LABEL org.opencontainers.image.title="gnau-scoring" \
       org.opencontainers.image.description="Stateless REST API that scores hands of the card game Gnau" \

@@ -34,14 +34,14 @@ run: install
 # into one: the contract run goes in its own process so that every operation is tested.
 CONTRACT := tests/test_contract.py::test_api_honours_the_contract
 
-## Lint, type-check and run every test (exhaustive, schemathesis, chart and fault tests).
+## Lint, type-check and run every test (exhaustive, schemathesis, chart, container and fault tests).
 test: install-dev lint
 	$(BIN)/python -m pytest -n 2 --dist loadgroup --deselect $(CONTRACT)
 	$(BIN)/python -m pytest -p no:xdist $(CONTRACT)
 
-## Everything but lint and the exhaustive walks, for a quick local loop.
+## Everything but lint, the exhaustive walks and the container test, for a quick local loop.
 test-fast: install-dev
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -m "not exhaustive" --deselect $(CONTRACT)
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -m "not exhaustive and not deploy" --deselect $(CONTRACT)
 	$(BIN)/python -m pytest -p no:xdist $(CONTRACT)
 
 lint: install-dev lint-contract

@@ -39,3 +39,22 @@ def chromium() -> str:
     if result.returncode != 0:
         pytest.fail(f"chromium is not available: {result.stderr.strip()}")
     return result.stdout.strip().splitlines()[-1]
+
+
+# Numbers measured by the container test (tests/deploy/test_container.py records them as
+# "deploy:<name>" user properties), printed once at the end of the run. Reports carry
+# user properties across pytest-xdist workers, so this works with -n too.
+_DEPLOY_NUMBERS: dict[str, object] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    for key, value in report.user_properties:
+        if key.startswith("deploy:"):
+            _DEPLOY_NUMBERS[key.removeprefix("deploy:")] = value
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _DEPLOY_NUMBERS:
+        terminalreporter.section("container test: measured")
+        for key, value in _DEPLOY_NUMBERS.items():
+            terminalreporter.write_line(f"{key}: {value}")

@@ -17,6 +17,28 @@ import pytest
 
 from .support import ALL_ON_VALUES, FETCH_HELM, REPO_ROOT, Rendered, template
 
+#: The xdist group of the container test; its tests share one image build and one pod.
+CONTAINER_GROUP = "containers"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep the container test on one xdist worker under ``--dist loadgroup``.
+
+    pytest-xdist 3.8 groups tests by appending ``@<group>`` to ``item._nodeid``, which
+    pytest 9 no longer reads (the node id now lives in ``item._id``), so its
+    ``xdist_group`` mark has no effect and each worker would build the image itself.
+    This does what xdist means to do, for this group only (other groups are left as they
+    are).
+    """
+    if not getattr(config.option, "loadgroup", False):  # set on xdist workers for --dist loadgroup
+        return
+    from _pytest.nodeid import coerce_node_id  # pytest 9's node id type
+
+    for item in items:
+        groups = {str(mark.args[0]) for mark in item.iter_markers("xdist_group") if mark.args}
+        if groups == {CONTAINER_GROUP} and not item.nodeid.endswith(f"@{CONTAINER_GROUP}"):
+            item._id = coerce_node_id(f"{item.nodeid}@{CONTAINER_GROUP}")
+
 
 @pytest.fixture(scope="session")
 def helm() -> Path:
