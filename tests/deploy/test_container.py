@@ -44,6 +44,8 @@ import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
+from service.engine.rules import PROFILES
+
 from .conftest import CONTAINER_GROUP
 from .podman import Endpoint, Podman, Reply
 from .support import CHART_DIR, RELEASE, REPO_ROOT
@@ -83,7 +85,7 @@ OPERATOR_PROFILES = {
         "rules": {"ngau_tonku": False, "payouts": {"single_ox": 2}},
     }
 }
-BUILTIN_PROFILES = ["standard", "casino", "tens-are-dukes", "liberal", "niu-niu"]
+BUILTIN_PROFILES = list(PROFILES)  # the engine's built-in profiles, in their order
 
 
 def report(request: pytest.FixtureRequest, name: str, value: float | str) -> None:
