@@ -66,7 +66,8 @@ The cost curves (`bench/curves.py`, one worker, one connection, medians) show wh
 goes as a request grows: a log-log slope near 1 is linear growth, near 0 a fixed cost per
 request. Batches and rankings grow linearly once they hold more than about 100 hands
 (below that the fixed cost of a request, about 1 ms, dominates); a settlement's fixed cost
-dominates up to the largest table (82 players); odds cost the same whatever the hand.
+dominates up to the largest table (82 players); odds cost most with the fewest known cards
+(with 3 known, every completion of the hand is visited too).
 
 Measured on:
 
