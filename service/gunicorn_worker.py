@@ -8,8 +8,8 @@ the work while the others idle). Each worker counts its open connections on a sm
 shared by all workers (an anonymous shared mapping made in the master before any fork);
 a worker that holds more connections than the least loaded live worker holds off
 accepting for 2 ms at a time, so the next connection goes to a worker behind it. It never
-holds off for more than 50 ms in a row (the others may be busy computing), so a
-connection is never refused or left waiting for long.
+holds off for more than 200 ms in a row (the others may be busy computing, or not yet
+scheduled on a loaded machine), so a connection is never refused and waits at most that.
 
 **Problem details before the app.** Errors gunicorn raises before the app sees a
 request (a malformed request line or header, a request line over 4,094 bytes, too many or
@@ -41,7 +41,7 @@ __all__ = ["MAX_SLOTS", "Worker", "assign_slot", "release_slot", "write_problem"
 #: The most workers one master runs with balanced accepting (GNAU_WORKERS is at most 64).
 MAX_SLOTS = 64
 _HOLD_OFF = 0.002  # seconds a worker ahead of the others waits before it looks again
-_MAX_HOLD_OFF = 0.05  # never waits longer than this in a row
+_MAX_HOLD_OFF = 0.2  # never waits longer than this in a row
 
 # [0, MAX_SLOTS): open connections per slot; [MAX_SLOTS, 2 MAX_SLOTS): 1 where a live worker sits.
 _BOARD_MAP = mmap.mmap(-1, ctypes.sizeof(ctypes.c_int64) * 2 * MAX_SLOTS)

@@ -371,7 +371,9 @@ def test_readyz_is_503_during_drain_and_healthz_stays_200(serve: Callable[..., S
     server = serve(GNAU_DRAIN_SECONDS="6", GNAU_GRACEFUL_TIMEOUT="2")
     assert server.call("GET", "/readyz").json() == {"status": "ready"}
     server.proc.send_signal(signal.SIGTERM)
-    wait_until(lambda: server.call("GET", "/readyz", timeout=3).status == 503, 3, "/readyz to turn 503")
+    # The master signals the workers one after the other: wait until every one answers 503.
+    wait_until(lambda: all(server.call("GET", "/readyz", timeout=3).status == 503 for _ in range(6)), 4,
+               "/readyz to turn 503 on every worker")
     reply = server.call("GET", "/readyz", headers={"X-Request-ID": "probe-1"})
     assert reply.status == 503
     assert reply.headers["content-type"] == "application/problem+json"
