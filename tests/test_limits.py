@@ -269,10 +269,6 @@ def test_one_client_cannot_spend_the_budget_of_the_others(serve: Callable[..., S
             assert json.loads(body)["type"] == "/problems/too-expensive"
             refused.append(i)
     assert refused, "18 uncached analyses within seconds must exceed one client's 10 s a minute"
-    # Expensive odds (8 decks under rules that use suits) are paid from the same budget
-    # (asked at once: the bucket refills at 10 s a minute).
-    status, _, body = post(server.port, "/v1/odds?profile=niu-niu", {"hand": TONKU, "decks": 8})
-    assert status == 429, body
     # The same client still gets every profile's analyses: they were built before the fork.
     for name in ("liberal", "casino", "niu-niu", "standard"):
         reply = server.call("GET", f"/v1/profiles/{name}/house-edge")
@@ -285,6 +281,24 @@ def test_one_client_cannot_spend_the_budget_of_the_others(serve: Callable[..., S
     status, _, body = post(server.port, CUSTOM_EDGE, custom_rules(100), source="127.0.0.2")
     assert status == 200, body
     status, _, body = post(server.port, "/v1/odds?profile=niu-niu", {"hand": TONKU, "decks": 8}, source="127.0.0.3")
+    assert status == 200, body
+
+
+def test_expensive_odds_are_paid_from_the_budget(serve: Callable[..., Server]) -> None:
+    """Odds with 8 decks under rules that use suits (about 0.2 s each) spend the client's
+    budget (1 s a minute here) until it is refused; cheap one-deck odds stay served."""
+    server = serve(GNAU_ANALYSIS_BUDGET_SECONDS="1", GNAU_WORKERS="1")
+    statuses = []
+    for _ in range(20):
+        status, headers, body = post(server.port, "/v1/odds?profile=niu-niu", {"hand": TONKU, "decks": 8})
+        statuses.append(status)
+        if status == 429:
+            assert json.loads(body)["type"] == "/problems/too-expensive"
+            assert int(headers["retry-after"]) >= 1
+            break
+    assert statuses[0] == 200
+    assert statuses[-1] == 429, statuses
+    status, _, body = post(server.port, "/v1/odds?profile=niu-niu", {"hand": TONKU})
     assert status == 200, body
 
 
