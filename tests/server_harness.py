@@ -26,8 +26,24 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-__all__ = ["CONFIG", "DECK", "ROOT", "START_TIMEOUT", "STOP_TIMEOUT", "TONKU", "WORKERS", "Reply", "Server", "launch", "metric",
-           "random_hands", "read_json_lines", "serve", "wait_until"]
+__all__ = [
+    "CONFIG",
+    "DECK",
+    "ROOT",
+    "START_TIMEOUT",
+    "STOP_TIMEOUT",
+    "TONKU",
+    "WORKERS",
+    "Reply",
+    "Server",
+    "free_port",
+    "launch",
+    "metric",
+    "random_hands",
+    "read_json_lines",
+    "serve",
+    "wait_until",
+]
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "gunicorn.conf.py"

@@ -42,6 +42,8 @@ from typing import Any
 
 import pytest
 
+from tests.server_harness import Reply
+
 CLONE_NEWNET = 0x40000000
 #: Where each run's folder goes: ``gnau-deploy-<token>-<random>``, with ``owner`` holding
 #: the pid of the pytest process that made it.
@@ -105,16 +107,6 @@ class NetnsHTTPConnection(http.client.HTTPConnection):
             sock.close()
             raise
         self.sock = sock
-
-
-@dataclass
-class Reply:
-    status: int
-    headers: dict[str, str]
-    body: bytes
-
-    def json(self) -> Any:
-        return json.loads(self.body)
 
 
 @dataclass

@@ -45,9 +45,10 @@ import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
 from service.engine.rules import PROFILES
+from tests.server_harness import Reply
 
 from .conftest import CONTAINER_GROUP
-from .podman import Endpoint, Podman, Reply
+from .podman import Endpoint, Podman
 from .support import CHART_DIR, RELEASE, REPO_ROOT
 
 pytestmark = [pytest.mark.deploy, pytest.mark.xdist_group(CONTAINER_GROUP)]
