@@ -127,8 +127,10 @@ class OddsRequestSchema(_ScoringRequest):
 
     hand = KnownCardsField(5, required=True)
     dead = CardsField(MAX_DEAD, load_default=list)
-    role = fields.String(load_default="player", validate=validate.OneOf(ROLES))
-    opponents = fields.Integer(strict=True, load_default=None, validate=validate.Range(1, MAX_OPPONENTS))
+    role = fields.String(load_default="player", validate=validate.OneOf(ROLES, error=f"must be one of {', '.join(ROLES)}"))
+    opponents = fields.Integer(strict=True, load_default=None, validate=validate.Range(
+        1, MAX_OPPONENTS, error=f"must be an integer from 1 to {MAX_OPPONENTS} (and at most what the decks seat)"),
+        error_messages={"invalid": f"must be an integer from 1 to {MAX_OPPONENTS}"})
 
     @validates_schema(skip_on_field_errors=False)
     def _check_cards(self, data: Mapping[str, Any], **kwargs: Any) -> None:
