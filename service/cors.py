@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask
+from flask import Flask, Response, request
 from flask_cors import CORS
 
 from service.engine.text import echo
@@ -84,6 +84,15 @@ def install(app: Flask, environ: Mapping[str, str] | None = None) -> list[str]:
     if origins:
         CORS(app, resources={path: {} for path in _RESOURCES}, origins=origins, methods=["GET", "POST"],
              allow_headers=["Content-Type", "X-Request-ID"], expose_headers=["X-Request-ID"],
-             supports_credentials=False, max_age=600, vary_header=True, send_wildcard=origins == ["*"])
+             supports_credentials=False, max_age=600, vary_header=True, send_wildcard=origins == ["*"],
+             always_send=False)
+
+        @app.after_request
+        def _vary_on_origin(response: Response) -> Response:
+            """Every answer on a covered path varies with ``Origin`` (allowed or not), so a
+            shared cache never serves one origin's answer to another."""
+            if any(re.fullmatch(path, request.path) for path in _RESOURCES):
+                response.vary.add("Origin")
+            return response
     app.extensions["gnau.cors_origins"] = origins
     return origins

@@ -112,6 +112,11 @@ def read_json() -> Any:
     if charset not in ("utf-8", "utf8"):
         raise ProblemError(415, "/problems/unsupported-media-type", "Unsupported media type",
                            f"The body must be encoded as UTF-8, got charset={charset}.")
+    codings = [c.strip().lower() for c in request.headers.get("Transfer-Encoding", "").split(",") if c.strip()]
+    if any(c != "chunked" for c in codings):
+        raise ProblemError(415, "/problems/unsupported-media-type", "Unsupported media type",
+                           f"Transfer-Encoding {echo(', '.join(codings))} is not accepted; send the body "
+                           "uncompressed (chunked framing alone is fine).")
     encoding = request.headers.get("Content-Encoding", "identity").strip().lower()
     if encoding not in ("", "identity"):
         raise ProblemError(415, "/problems/unsupported-media-type", "Unsupported media type",

@@ -128,3 +128,22 @@ def test_a_charset_other_than_utf8_is_a_415(app: Flask) -> None:
     assert response.status_code == 415
     assert response.json is not None
     assert response.json["detail"] == "The body must be encoded as UTF-8, got charset=latin-1."
+
+
+def test_every_covered_answer_varies_on_origin_and_none_without_one() -> None:
+    app = create_app({"TESTING": True, "PROFILES_FILE": None, "CORS_ORIGINS": f"{GAME},http://localhost:3000"})
+    client = app.test_client()
+    for headers in ({}, {"Origin": "https://evil.example"}, {"Origin": GAME}):
+        response = client.get("/v1/profiles", headers=headers)
+        assert response.status_code == 200
+        assert "Origin" in response.headers.get("Vary", ""), headers
+        expected = GAME if headers.get("Origin") == GAME else None
+        assert response.headers.get("Access-Control-Allow-Origin") == expected, headers
+
+
+def test_a_transfer_coding_other_than_chunked_is_a_415(app: Flask) -> None:
+    response = app.test_client().post("/v1/evaluations", data=b'{"hand": ["AS", "KH", "QD", "JC", "10S"]}',
+                                      headers={"Content-Type": "application/json",
+                                               "Transfer-Encoding": "gzip, chunked"})
+    assert response.status_code == 415
+    assert "Transfer-Encoding 'gzip, chunked'" in response.get_json()["detail"]

@@ -1017,7 +1017,7 @@ def analysis_cost(rules: Rules, kind: str, decks: int = 1, known: int = HAND, be
         cost += 3.0  # the winnings: every (player class, weaker dealer class) product
     if kind == "odds" and known < HAND:
         suits = uses_suits(rules)
-        cost += PARTIAL_SECONDS[known, suits] * (decks if suits else 1)
+        cost += PARTIAL_SECONDS[known, suits] * (min(decks, 2.5) if suits else 1)  # flat from 2-3 decks on
     return cost
 
 
