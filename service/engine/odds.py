@@ -56,6 +56,7 @@ from service.engine.rules import MAX_BPS, PROFILES, Rules
 from service.engine.tables import CLASSES, INDEX, Table, evaluate, table_for
 
 __all__ = [
+    "Chances",
     "Distribution",
     "HouseEdge",
     "Odds",
@@ -448,8 +449,38 @@ def _walk_chunks(left: Sequence[int]) -> Iterable[_Chunk]:
 # Odds against the dealer
 
 
+class Chances:
+    """Win, lose and push as exact fractions of everything counted: shared by the odds of
+    five known cards (:class:`Odds`) and of fewer (:class:`~service.engine.partial.PartialOdds`),
+    which say what they counted through :attr:`counted`."""
+
+    wins: int
+    losses: int
+    pushes: int
+
+    @property
+    def counted(self) -> int:
+        """How many (equally likely) deals were counted."""
+        raise NotImplementedError
+
+    @property
+    def win(self) -> Fraction:
+        """P(the caller wins)."""
+        return Fraction(self.wins, self.counted)
+
+    @property
+    def lose(self) -> Fraction:
+        """P(the caller loses)."""
+        return Fraction(self.losses, self.counted)
+
+    @property
+    def push(self) -> Fraction:
+        """P(push)."""
+        return Fraction(self.pushes, self.counted)
+
+
 @dataclass(frozen=True)
-class Odds:
+class Odds(Chances):
     """A player's exact chances against a dealer hand drawn from the cards left.
 
     :param dealer_hands: how many dealer hands there are (``C(cards left, 5)``, copies of a
@@ -472,19 +503,9 @@ class Odds:
     commission_bps: int = 0
 
     @property
-    def win(self) -> Fraction:
-        """P(the player wins)."""
-        return Fraction(self.wins, self.dealer_hands)
-
-    @property
-    def lose(self) -> Fraction:
-        """P(the player loses)."""
-        return Fraction(self.losses, self.dealer_hands)
-
-    @property
-    def push(self) -> Fraction:
-        """P(push)."""
-        return Fraction(self.pushes, self.dealer_hands)
+    def counted(self) -> int:
+        """Every dealer hand counted (the denominator of :class:`Chances`)."""
+        return self.dealer_hands
 
     @property
     def expected_net(self) -> Fraction:

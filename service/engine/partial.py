@@ -57,6 +57,7 @@ from service.engine.odds import (
     CLASS_COUNTS,
     HAND,
     PSEUDO_RANKS,
+    Chances,
     OddsError,
     _multiset_weights,
     _pseudo_rank,
@@ -111,7 +112,7 @@ class Completion:
 
 
 @dataclass(frozen=True)
-class PartialOdds:
+class PartialOdds(Chances):
     """The caller's exact results over every deal (completion, one opponent hand).
 
     :param known: known cards, 3..5.
@@ -137,19 +138,9 @@ class PartialOdds:
     labels: dict[str, int] = field(default_factory=dict)
 
     @property
-    def win(self) -> Fraction:
-        """P(the caller wins a deal)."""
-        return Fraction(self.wins, self.deals)
-
-    @property
-    def lose(self) -> Fraction:
-        """P(the caller loses)."""
-        return Fraction(self.losses, self.deals)
-
-    @property
-    def push(self) -> Fraction:
-        """P(push)."""
-        return Fraction(self.pushes, self.deals)
+    def counted(self) -> int:
+        """Every deal counted (the denominator of :class:`~service.engine.odds.Chances`)."""
+        return self.deals
 
     @property
     def expected_net(self) -> Fraction:
