@@ -32,7 +32,7 @@ from flask import Blueprint, Response, current_app, request
 from marshmallow import ValidationError, fields, validate, validates_schema
 from werkzeug.wrappers import Response as WerkzeugResponse
 
-from service.engine.cards import CARDS, Card, duplicate_message
+from service.engine.cards import CARDS, MAX_DECKS, Card, count_excess, duplicate_message
 from service.engine.odds import (
     Distribution,
     HouseEdge,
@@ -51,7 +51,7 @@ from service.engine.settle import BETS
 from service.engine.tables import evaluate
 from service.engine.text import echo
 from service.problems import ProblemError, problem_response, validation_problem
-from service.schemas import MAX_DECKS, _bet_field, _ScoringRequest, card_codes
+from service.schemas import _bet_field, _ScoringRequest, card_codes
 from service.scoring import cards
 from service.serialize import evaluation_dict
 from service.views import _SCHEMAS, json_response, load_scoring, registry
@@ -138,17 +138,11 @@ class OddsRequestSchema(_ScoringRequest):
         if not isinstance(decks, int):
             return
         errors: dict[Any, Any] = {}
-        seen = [0] * 52
-        used = 0
-        for name in ("hand", "dead"):
-            for i, code in enumerate(data.get(name) or []):
-                if code is None:
-                    continue
-                used += 1
-                seen[code] += 1
-                if seen[code] > decks:
-                    errors.setdefault(name, {})[i] = [duplicate_message(code, decks)]
-        left = 52 * decks - used
+        names = ("hand", "dead")
+        lists = [data.get(name) or [] for name in names]
+        for h, i, code in count_excess(lists, decks):
+            errors.setdefault(names[h], {})[i] = [duplicate_message(code, decks)]
+        left = 52 * decks - sum(code is not None for codes in lists for code in codes)
         known = len(data.get("hand") or [])
         opponents = data.get("opponents")
         if opponents is not None and data.get("role") != "dealer":

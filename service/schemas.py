@@ -1,19 +1,31 @@
 """marshmallow schemas: request bodies in, response bodies out (the shapes of openapi.yaml).
 
-Cards are parsed with the engine's notation table at the edge: a hand field loads to a
-tuple of card codes. :class:`HandsField` checks a whole list of hands in one pass (the
-batch path: 50,000 card strings), still naming every bad card by its JSON pointer.
+Cards are read at the edge by the engine's one card reader
+(:func:`~service.engine.cards.read_cards`, :func:`~service.engine.cards.read_hand`,
+:func:`~service.engine.cards.read_hands`) and repeats found by its one counter
+(:func:`~service.engine.cards.count_excess`); this module only puts their problems under
+marshmallow's keys. A hand field loads to a list of card codes; :class:`HandsField` reads
+a whole list of hands in one pass (the batch path: 50,000 card strings), still naming every
+bad card by its JSON pointer when something is wrong.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from service.engine.cards import CARD_CODES, HAND_SIZE, duplicate_message, parse_card
-from service.engine.cards import CardError as _CardError
+from service.engine.cards import (
+    DECK_SIZE,
+    HAND_SIZE,
+    MAX_DECKS,
+    count_excess,
+    duplicate_message,
+    read_cards,
+    read_hand,
+    read_hands,
+)
 from service.engine.rules import CATEGORIES, MAX_BPS, MAX_PAYOUT, MAX_SUITED_MULTIPLIER, PAYOUT_KEYS
 from service.engine.settle import BETS, MAX_STAKE
 from service.serialize import evaluation_dict
@@ -24,10 +36,10 @@ __all__ = [
     "ExposureRequestSchema",
     "RankingRequestSchema",
     "SettlementRequestSchema",
+    "card_codes",
     "max_players",
 ]
 
-MAX_DECKS = 8
 MAX_BATCH = 10_000
 MAX_RANKING = 1_000
 MAX_ID_LENGTH = 128
@@ -39,38 +51,30 @@ def max_players(decks: int) -> int:
     >>> max_players(1), max_players(8)
     (9, 82)
     """
-    return 52 * decks // HAND_SIZE - 1
+    return DECK_SIZE * decks // HAND_SIZE - 1
+
+
+def _messages(problems: Mapping[Any, str]) -> dict[Any, list[str]]:
+    """The engine's card problems as marshmallow messages: ``None`` (the list itself) is ``_self``."""
+    return {"_self" if i is None else i: [message] for i, message in problems.items()}
 
 
 def card_codes(tokens: list[Any]) -> tuple[list[int | None], dict[Any, list[str]]]:
-    """Parse card tokens: their codes (``None`` where bad) and the errors by index.
+    """Read card tokens (:func:`~service.engine.cards.read_cards`): their codes (``None``
+    where bad) and marshmallow's messages by index.
 
     >>> card_codes(["as", "1S"])
     ([3, None], {1: ["'1S' is not a card: write a rank (A 2-9 10 T 0 J Q K) then a suit (S H D C or ♠ ♥ ♦ ♣), e.g. 'AS' or '10H'"]})
     """
-    errors: dict[Any, list[str]] = {}
-    codes: list[int | None] = []
-    for i, token in enumerate(tokens):
-        code = CARD_CODES.get(token) if isinstance(token, str) else None
-        if code is None:
-            try:
-                parse_card(token)
-            except _CardError as exc:
-                errors[i] = [str(exc)]
-        codes.append(code)
-    return codes, errors
+    codes, problems = read_cards(tokens)
+    return codes, _messages(problems)
 
 
 def _hand_codes(value: object) -> tuple[list[int | None], dict[Any, list[str]]]:
-    """Parse one hand: codes (``None`` where bad) and errors keyed by index or ``_self``."""
-    if not isinstance(value, list):
-        return [], {"_self": [f"a hand must be an array of {HAND_SIZE} cards"]}
-    if len(value) > 2 * HAND_SIZE:  # far off: say so once, not once per card
-        return [], {"_self": [f"a hand is exactly {HAND_SIZE} cards, got {len(value)}"]}
-    codes, errors = card_codes(value)
-    if len(value) != HAND_SIZE:
-        errors["_self"] = [f"a hand is exactly {HAND_SIZE} cards, got {len(value)}"]
-    return codes, errors
+    """Read one hand (:func:`~service.engine.cards.read_hand`): codes (``None`` where bad)
+    and messages keyed by index or ``_self``."""
+    codes, problems = read_hand(value)
+    return codes, _messages(problems)
 
 
 class HandField(fields.Field[Any]):
@@ -97,30 +101,15 @@ class HandsField(fields.Field[Any]):
         self.max_items = max_items
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None,
-                     **kwargs: Any) -> list[list[int | None]]:
+                     **kwargs: Any) -> Sequence[Sequence[int | None]]:
         if not isinstance(value, list):
             raise ValidationError("must be an array of hands")
         if not self.min_items <= len(value) <= self.max_items:
             raise ValidationError(f"must hold {self.min_items} to {self.max_items:,} hands, got {len(value):,}")
-        out: list[list[int | None]] = []
-        errors: dict[Any, Any] = {}
-        get = CARD_CODES.get
-        for i, hand in enumerate(value):
-            # Fast path: a list of five known spellings.
-            if type(hand) is list and len(hand) == HAND_SIZE:
-                try:
-                    codes: list[int | None] = list(map(get, hand))
-                except TypeError:  # an unhashable token
-                    codes = [None]
-                if None not in codes:
-                    out.append(codes)
-                    continue
-            codes, hand_errors = _hand_codes(hand)
-            errors[i] = hand_errors
-            out.append(codes)
-        if errors:
-            raise ValidationError(errors, valid_data=out)
-        return out
+        hands, problems = read_hands(value)  # all valid: engine Hands, read in one pass
+        if problems:
+            raise ValidationError({i: _messages(found) for i, found in problems.items()}, valid_data=list(hands))
+        return hands
 
 
 #: Messages in the service's own words for what marshmallow would phrase its way.
@@ -228,27 +217,21 @@ class _ScoringRequest(_Strict):
     rules = _nested(RulesOverridesSchema, load_default=None, allow_none=False)
 
 
-def _excess_errors(hands: Sequence[tuple[tuple[object, ...], Sequence[int | None]]], decks: int,
+def _excess_errors(path: Callable[[int], tuple[object, ...]], hands: Sequence[Sequence[int | None]], decks: int,
                    shared: bool) -> dict[Any, Any]:
-    """Errors for cards beyond ``decks`` copies, nested by path.
+    """Errors for cards beyond ``decks`` copies (:func:`~service.engine.cards.count_excess`),
+    nested by path.
 
-    :param hands: ``(path, codes)`` per hand; a code is ``None`` where the card was bad.
+    :param path: the path of the hand at an index of ``hands``.
+    :param hands: codes per hand; a code is ``None`` where the card was bad.
     :param shared: count across all hands (a table) rather than within each hand.
     """
     errors: dict[Any, Any] = {}
-    seen = [0] * 52
-    for path, codes in hands:
-        if not shared:
-            seen = [0] * 52
-        for i, code in enumerate(codes):
-            if code is None:
-                continue
-            seen[code] += 1
-            if seen[code] > decks:
-                node = errors
-                for part in path:
-                    node = node.setdefault(part, {})
-                node[i] = [duplicate_message(code, decks)]
+    for h, i, code in count_excess(hands, decks, shared=shared):
+        node = errors
+        for part in path(h):
+            node = node.setdefault(part, {})
+        node[i] = [duplicate_message(code, decks)]
     return errors
 
 
@@ -274,21 +257,16 @@ class EvaluationRequestSchema(_ScoringRequest):
     def load(self, data: Any, *args: Any, **kwargs: Any) -> Any:
         """marshmallow's ``load``, with the fast path for a bare hand of known cards."""
         if not args and not kwargs and type(data) is dict and len(data) == 1:
-            hand = data.get("hand")
-            if type(hand) is list and len(hand) == HAND_SIZE:
-                try:
-                    codes = list(map(CARD_CODES.get, hand))
-                except TypeError:  # an unhashable token: the slow path names it
-                    codes = [None]
-                if None not in codes and len(set(codes)) == HAND_SIZE:
-                    return {"decks": 1, "rules": None, "hand": codes}
+            codes, problems = read_hand(data.get("hand"))
+            if not problems and len(set(codes)) == HAND_SIZE:  # five cards, none repeated
+                return {"decks": 1, "rules": None, "hand": codes}
         return super().load(data, *args, **kwargs)
 
     @validates_schema(skip_on_field_errors=False)
     def _check_cards(self, data: Mapping[str, Any], **kwargs: Any) -> None:
         decks = _decks(data)
         if decks and data.get("hand"):
-            errors = _excess_errors([(("hand",), data["hand"])], decks, shared=False)
+            errors = _excess_errors(lambda _: ("hand",), [data["hand"]], decks, shared=False)
             if errors:
                 raise ValidationError(errors)
 
@@ -302,8 +280,7 @@ class BatchRequestSchema(_ScoringRequest):
     def _check_cards(self, data: Mapping[str, Any], **kwargs: Any) -> None:
         decks = _decks(data)
         if decks and data.get("hands"):
-            errors = _excess_errors([(("hands", i), h) for i, h in enumerate(data["hands"])
-                                     if len(set(h)) < len(h)], decks, shared=False)
+            errors = _excess_errors(lambda h: ("hands", h), data["hands"], decks, shared=False)
             if errors:
                 raise ValidationError(errors)
 
@@ -324,9 +301,9 @@ class RankingRequestSchema(_ScoringRequest):
     def _check_cards(self, data: Mapping[str, Any], **kwargs: Any) -> None:
         decks = _decks(data)
         if decks and isinstance(data.get("hands"), list):
-            hands = [(("hands", i, "hand"), e["hand"]) for i, e in enumerate(data["hands"])
-                     if isinstance(e, dict) and e.get("hand")]
-            errors = _excess_errors(hands, decks, shared=False)
+            at = [i for i, e in enumerate(data["hands"]) if isinstance(e, dict) and e.get("hand")]
+            errors = _excess_errors(lambda h: ("hands", at[h], "hand"), [data["hands"][i]["hand"] for i in at],
+                                    decks, shared=False)
             if errors:
                 raise ValidationError(errors)
 
@@ -367,14 +344,17 @@ class SettlementRequestSchema(_ScoringRequest):
             errors["players"] = {"_self": [
                 f"{decks} deck{'s' if decks > 1 else ''} can seat at most {max_players(decks)} players "
                 f"besides the dealer, got {len(players)}"]}
-        hands: list[tuple[tuple[object, ...], Sequence[int | None]]] = []
+        paths: list[tuple[object, ...]] = []
+        hands: list[Sequence[int | None]] = []
         dealer = data.get("dealer")
         if isinstance(dealer, dict) and dealer.get("hand"):
-            hands.append((("dealer", "hand"), dealer["hand"]))
+            paths.append(("dealer", "hand"))
+            hands.append(dealer["hand"])
         for i, player in enumerate(players if isinstance(players, list) else []):
             if isinstance(player, dict) and player.get("hand"):
-                hands.append((("players", i, "hand"), player["hand"]))
-        for key, value in _excess_errors(hands, decks, shared=True).items():
+                paths.append(("players", i, "hand"))
+                hands.append(player["hand"])
+        for key, value in _excess_errors(paths.__getitem__, hands, decks, shared=True).items():
             if isinstance(errors.get(key), dict):
                 errors[key].update(value)
             else:

@@ -11,8 +11,11 @@ engine every card is also a small integer, its :attr:`Card.code`::
 so sorting codes sorts by rank (ace low) and then by suit, and a higher code is a higher
 card in the ``high_card`` tie rule. ``CARDS[code]`` is the one :class:`Card` of a code.
 
-Every accepted spelling is turned into a canonical card at the edge by
-:func:`parse_card` / :func:`parse_hand`; nothing inside the engine sees a spelling.
+Every accepted spelling is turned into a card code at the edge by one reader,
+:func:`read_cards` (with :func:`read_hand` and :func:`read_hands` for the shape of a hand
+and of a batch), and every repeat check is one counter, :func:`count_excess`; the API's
+schemas, the command line and the analyses all use them, and :func:`parse_card` /
+:func:`parse_hand` are the same two, raising. Nothing inside the engine sees a spelling.
 
 >>> parse_card("10h")
 Card(rank=<Rank.TEN: '10'>, suit=<Suit.HEARTS: 'H'>)
@@ -30,24 +33,41 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
+from itertools import chain
+
+import numpy as np
+import numpy.typing as npt
 
 from service.engine.text import echo
 
 __all__ = [
     "CARDS",
     "CARD_CODES",
+    "DECK_SIZE",
+    "HAND_SIZE",
+    "MAX_DECKS",
     "Card",
     "CardError",
     "HandError",
+    "Hands",
     "Rank",
     "Suit",
     "accepted_spellings",
     "count_excess",
+    "duplicate_message",
     "parse_card",
     "parse_hand",
+    "read_cards",
+    "read_hand",
+    "read_hands",
 ]
 
+#: Cards in a hand.
 HAND_SIZE = 5
+#: Cards in one deck.
+DECK_SIZE = 52
+#: The most decks a request may play with (RULES.md section 1: ``decks`` 1..8).
+MAX_DECKS = 8
 
 
 class Rank(Enum):
@@ -138,7 +158,7 @@ def _build_cards() -> tuple[Card, ...]:
         for suit in Suit:
             card = Card(rank, suit)
             by_code[card.code] = card
-    return tuple(by_code[code] for code in range(52))
+    return tuple(by_code[code] for code in range(DECK_SIZE))
 
 
 #: The 52 cards, indexed by code.
@@ -174,6 +194,8 @@ def accepted_spellings() -> list[str]:
     return sorted(CARD_CODES)
 
 
+
+
 def _json_type(value: object) -> str:
     """What a JSON reader would call the value's type: 'null', 'a number', 'an array', ..."""
     if value is None:
@@ -205,6 +227,14 @@ class HandError(ValueError):
         super().__init__("; ".join(m if i is None else f"card {i}: {m}" for i, m in problems))
 
 
+def _problem(token: object) -> str:
+    """Why ``token`` is not a card, in the service's words (callers know it is not one)."""
+    if not isinstance(token, str):
+        return f"a card must be a string such as 'AS' or '10H', not {_json_type(token)}"
+    return (f"{echo(token)} is not a card: write a rank (A 2-9 10 T 0 J Q K) then a suit "
+            "(S H D C or ♠ ♥ ♦ ♣), e.g. 'AS' or '10H'")
+
+
 def parse_card(token: object) -> Card:
     """Turn one card token into a canonical :class:`Card` (RULES.md section 1).
 
@@ -219,42 +249,166 @@ def parse_card(token: object) -> Card:
         ...
     service.engine.cards.CardError: a card must be a string such as 'AS' or '10H', not a number
     """
-    if not isinstance(token, str):
-        raise CardError(f"a card must be a string such as 'AS' or '10H', not {_json_type(token)}")
-    code = CARD_CODES.get(token)
+    code = CARD_CODES.get(token) if isinstance(token, str) else None
     if code is None:
-        raise CardError(
-            f"{echo(token)} is not a card: write a rank (A 2-9 10 T 0 J Q K) then a suit "
-            "(S H D C or ♠ ♥ ♦ ♣), e.g. 'AS' or '10H'"
-        )
+        raise CardError(_problem(token))
     return CARDS[code]
 
 
-def count_excess(hands: Sequence[Sequence[int]], decks: int) -> list[tuple[int, int, int]]:
-    """Find cards used more often than ``decks`` copies allow (RULES.md section 1).
+def read_cards(tokens: Sequence[object]) -> tuple[list[int | None], dict[int, str]]:
+    """Read card tokens into codes: the one card reader of the service (RULES.md section 1).
 
-    :param hands: hands of card codes, in table order (dealer first, then the players).
+    A list of known spellings (the common case) is one ``map`` through :data:`CARD_CODES`;
+    only when something is wrong is each bad token looked at and named.
+
+    :param tokens: card tokens, any JSON values.
+    :return: the codes in input order (``None`` where a token is not a card) and, by
+        index, why each bad token is not a card (empty when all are cards).
+
+    >>> read_cards(["as", "Td"])
+    ([3, 36], {})
+    >>> read_cards(["as", "1S", 7])
+    ([3, None, None], {1: "'1S' is not a card: write a rank (A 2-9 10 T 0 J Q K) then a suit (S H D C or ♠ ♥ ♦ ♣), e.g. 'AS' or '10H'", 2: "a card must be a string such as 'AS' or '10H', not a number"})
+    """
+    get = CARD_CODES.get
+    try:
+        codes: list[int | None] = list(map(get, tokens))  # type: ignore[arg-type]  # a non-string: None
+    except TypeError:  # an unhashable token (an array or an object)
+        codes = [get(t) if isinstance(t, str) else None for t in tokens]
+    if None not in codes:
+        return codes, {}
+    return codes, {i: _problem(token) for i, (token, code) in enumerate(zip(tokens, codes, strict=True))
+                   if code is None}
+
+
+def read_hand(value: object) -> tuple[list[int | None], dict[int | None, str]]:
+    """Read one hand: :func:`read_cards`, and the hand's own shape.
+
+    :param value: the hand as sent: an array of :data:`HAND_SIZE` card tokens.
+    :return: the codes (``None`` where bad; empty when ``value`` is not an array or far
+        too long) and the problems by card index, with the hand's own problem under
+        ``None`` (after the cards').
+
+    >>> read_hand(["AS", "2D", "3C", "4H"])
+    ([3, 4, 9, 14], {None: 'a hand is exactly 5 cards, got 4'})
+    >>> read_hand("AS 2D 3C 4H 5S")
+    ([], {None: 'a hand must be an array of 5 cards'})
+    """
+    if not isinstance(value, list):
+        return [], {None: f"a hand must be an array of {HAND_SIZE} cards"}
+    if len(value) > 2 * HAND_SIZE:  # far off: say so once, not once per card
+        return [], {None: f"a hand is exactly {HAND_SIZE} cards, got {len(value)}"}
+    codes, found = read_cards(value)
+    problems: dict[int | None, str] = {}
+    problems.update(found.items())
+    if len(value) != HAND_SIZE:
+        problems[None] = f"a hand is exactly {HAND_SIZE} cards, got {len(value)}"
+    return codes, problems
+
+
+class Hands(list[tuple[int, ...]]):
+    """Hands read in one pass by :func:`read_hands`: tuples of five card codes, which
+    :attr:`array` also holds as one numpy array (for :func:`count_excess` and the
+    vectorised evaluation).
+
+    :ivar array: the same codes as an ``(n, 5)`` ``uint8`` array.
+    """
+
+    array: npt.NDArray[np.uint8]
+
+
+def read_hands(values: Sequence[object]) -> tuple[Sequence[Sequence[int | None]], dict[int, dict[int | None, str]]]:
+    """Read many hands (a batch): :func:`read_hand` of each, with a fast path inside.
+
+    When every hand is an array of five known spellings (the common case), the shapes
+    are checked in one pass and all the tokens are mapped at once: the hands come back as
+    :class:`Hands`. Otherwise each hand is read on its own, so every bad card is named.
+
+    :param values: the hands as sent.
+    :return: the codes of each hand (as :func:`read_hand` gives them) and the problems of
+        each hand that has any, by hand index.
+
+    >>> hands, problems = read_hands([["AS", "2D", "3C", "4H", "5S"]])
+    >>> hands, hands.array.shape, problems
+    ([(3, 4, 9, 14, 19)], (1, 5), {})
+    >>> read_hands([["AS", "2D", "3C", "4H", "5S"], ["AS"]])
+    ([[3, 4, 9, 14, 19], [3]], {1: {None: 'a hand is exactly 5 cards, got 1'}})
+    """
+    if set(map(type, values)) <= {list} and set(map(len, values)) <= {HAND_SIZE}:  # type: ignore[arg-type]
+        try:
+            flat = bytes(list(map(CARD_CODES.get, chain.from_iterable(values))))  # type: ignore[arg-type]
+        except TypeError:  # a token that is not a card (None), or unhashable
+            pass
+        else:
+            hands = Hands(zip(*[iter(flat)] * HAND_SIZE, strict=True))
+            hands.array = np.frombuffer(flat, dtype=np.uint8).reshape(-1, HAND_SIZE)
+            return hands, {}
+    out: list[Sequence[int | None]] = []
+    problems: dict[int, dict[int | None, str]] = {}
+    for i, value in enumerate(values):
+        codes, found = read_hand(value)
+        if found:
+            problems[i] = found
+        out.append(codes)
+    return out, problems
+
+
+def count_excess(hands: Sequence[Sequence[int | None]], decks: int, *,
+                 shared: bool = True) -> list[tuple[int, int, int]]:
+    """Find cards used more often than ``decks`` copies allow: the one repeat counter
+    (RULES.md section 1).
+
+    :param hands: hands (or other card lists, e.g. dead cards) of codes, ``None`` where a
+        card was bad (skipped); :class:`Hands` are checked with numpy first.
     :param decks: how many decks are in play, 1..8.
+    :param shared: count across all the lists (a table, a hand and its dead cards);
+        ``False`` counts within each on its own (a batch of hands).
     :return: ``(hand_index, card_index, code)`` for every occurrence beyond the
-        ``decks``-th of the same card, in reading order; empty when the table is valid.
+        ``decks``-th of the same card, in reading order; empty when all is valid.
 
     >>> count_excess([[0, 1, 2, 3, 4], [5, 0, 6, 7, 8]], decks=1)
     [(1, 1, 0)]
     >>> count_excess([[0, 1, 2, 3, 4], [5, 0, 6, 7, 8]], decks=2)
     []
+    >>> count_excess([[0, 1, 0, None, 0], [5, 5]], decks=1, shared=False)
+    [(0, 2, 0), (0, 4, 0), (1, 1, 5)]
     """
-    seen = [0] * 52
+    which: Iterable[int] = range(len(hands))
+    if not shared:
+        if isinstance(hands, Hands):  # only hands holding a card twice can hold it too often
+            if decks >= HAND_SIZE:
+                return []
+            ordered = np.sort(hands.array, axis=1)
+            which = np.flatnonzero((ordered[:, 1:] == ordered[:, :-1]).any(axis=1)).tolist()
+        else:
+            which = [h for h, hand in enumerate(hands) if len(set(hand)) < len(hand)]
     excess: list[tuple[int, int, int]] = []
-    for h, hand in enumerate(hands):
-        for i, code in enumerate(hand):
-            seen[code] += 1
-            if seen[code] > decks:
-                excess.append((h, i, code))
+    seen = [0] * DECK_SIZE
+    for h in which:
+        if not shared:
+            seen = [0] * DECK_SIZE
+        for i, code in enumerate(hands[h]):
+            if code is not None:
+                seen[code] += 1
+                if seen[code] > decks:
+                    excess.append((h, i, code))
     return excess
 
 
+def duplicate_message(code: int, decks: int) -> str:
+    """The message for a card used more often than ``decks`` allows.
+
+    >>> duplicate_message(3, 2)
+    'AS appears more than twice (2 decks in play)'
+    """
+    times = {1: "once", 2: "twice"}.get(decks, f"{decks} times")
+    plural = "deck" if decks == 1 else "decks"
+    return f"{CARDS[code]} appears more than {times} ({decks} {plural} in play)"
+
+
 def parse_hand(tokens: Iterable[object], decks: int = 1) -> tuple[Card, ...]:
-    """Turn five card tokens into canonical cards, in input order (RULES.md section 1).
+    """Turn five card tokens into canonical cards, in input order (RULES.md section 1):
+    :func:`read_hand` and :func:`count_excess`, raising.
 
     :param tokens: exactly five card tokens.
     :param decks: how many decks are in play (1..8): a card may appear at most this often.
@@ -269,34 +423,9 @@ def parse_hand(tokens: Iterable[object], decks: int = 1) -> tuple[Card, ...]:
     >>> len(parse_hand(["AS", "AS", "2H", "3H", "4H"], decks=2))
     5
     """
-    items = list(tokens)
-    if len(items) != HAND_SIZE:
-        raise HandError([(None, f"a hand is exactly {HAND_SIZE} cards, got {len(items)}")])
-    problems: list[tuple[int | None, str]] = []
-    cards: list[Card | None] = []
-    for i, token in enumerate(items):
-        try:
-            cards.append(parse_card(token))
-        except CardError as exc:
-            problems.append((i, str(exc)))
-            cards.append(None)
-    seen = [0] * 52
-    for i, card in enumerate(cards):
-        if card is not None:
-            seen[card.code] += 1
-            if seen[card.code] > decks:
-                problems.append((i, duplicate_message(card.code, decks)))
+    codes, found = read_hand(list(tokens))
+    problems = list(found.items())
+    problems += [(i, duplicate_message(code, decks)) for _, i, code in count_excess([codes], decks)]
     if problems:
         raise HandError(problems)
-    return tuple(c for c in cards if c is not None)
-
-
-def duplicate_message(code: int, decks: int) -> str:
-    """The message for a card used more often than ``decks`` allows.
-
-    >>> duplicate_message(3, 2)
-    'AS appears more than twice (2 decks in play)'
-    """
-    times = {1: "once", 2: "twice"}.get(decks, f"{decks} times")
-    plural = "deck" if decks == 1 else "decks"
-    return f"{CARDS[code]} appears more than {times} ({decks} {plural} in play)"
+    return tuple(CARDS[c] for c in codes if c is not None)

@@ -50,7 +50,7 @@ import numpy as np
 import numpy.typing as npt
 
 from service.engine.cache import BoundedCache
-from service.engine.cards import CARDS, Card, Rank
+from service.engine.cards import CARDS, Card, Rank, count_excess
 from service.engine.evaluate import label_of, pair_order, score_of
 from service.engine.rules import MAX_BPS, PROFILES, Rules
 from service.engine.tables import CLASSES, INDEX, Table, evaluate, table_for
@@ -554,12 +554,14 @@ def dealer_pool(hand: Sequence[int], dead: Sequence[int] = (), decks: int = 1) -
     """
     if not 1 <= decks <= 8:
         raise OddsError("decks must be from 1 to 8")
+    excess = count_excess([hand, dead], decks)
+    if excess:
+        code = excess[0][2]
+        times = "once" if decks == 1 else f"{decks} times"
+        raise OddsError(f"{CARDS[code]} is used more than {times} ({decks} deck{'s' * (decks > 1)} in play)")
     left = [decks] * 52
     for code in [*hand, *dead]:
         left[code] -= 1
-        if left[code] < 0:
-            times = "once" if decks == 1 else f"{decks} times"
-            raise OddsError(f"{CARDS[code]} is used more than {times} ({decks} deck{'s' * (decks > 1)} in play)")
     if sum(left) < HAND:
         raise OddsError(f"only {sum(left)} cards are left for the dealer")
     return left
