@@ -3,10 +3,18 @@
 One function, :func:`_evaluation`, writes the shape; everything else feeds it:
 :func:`evaluation_dict` from an :class:`~service.engine.evaluate.Evaluation` (single
 answers, rankings, settlements, via the response schemas' fields), and
-:func:`evaluation_dicts` straight from card codes for the batch path, which skips the
+:func:`evaluation_dicts` straight from card codes, which skips the
 :class:`~service.engine.evaluate.Evaluation` objects (about 10 µs a hand) and resolves
 hands with :func:`service.engine.tables.resolve_many` (about 1 µs a hand). Both give
 equal data for the same hand.
+
+The batch endpoint goes one step further with :func:`evaluations_json`: the answer's
+``evaluations`` array as JSON text (an ``orjson.Fragment``), for hands read in one pass
+(:class:`~service.engine.cards.Hands`). A class-only fieldset (``label,score``) is
+scored with numpy (:func:`~service.engine.tables.evaluate_many`) and each class's JSON
+written once; a full answer fills, per hand, a text template that :func:`_evaluation`
+wrote once per formation layout (:func:`_template`), with no dict per hand. Each gives
+byte for byte what ``orjson.dumps(evaluation_dicts(...))`` gives (the tests compare).
 
 >>> from service.engine.cards import parse_hand
 >>> from service.engine.evaluate import evaluate_reference
@@ -18,16 +26,25 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from itertools import permutations
+from operator import itemgetter
 from typing import Any
 
-from service.engine.cards import CARDS
+import numpy as np
+import numpy.typing as npt
+import orjson
+
+from service.engine.cards import CARDS, HAND_SIZE, Hands
 from service.engine.evaluate import Evaluation, evaluate_reference
-from service.engine.rules import Rules
-from service.engine.tables import RANK_WEIGHT, resolve_many, use_table
+from service.engine.rules import CATEGORIES, Rules
+from service.engine.tables import RANK_WEIGHT, Table, choose_slot, evaluate_many, resolve_many, use_table
 from service.engine.text import echo
 
-__all__ = ["EVALUATION_FIELDS", "evaluate_batch", "evaluation_dict", "evaluation_dicts", "parse_fields", "select"]
+__all__ = ["EVALUATION_FIELDS", "evaluate_batch", "evaluation_dict", "evaluation_dicts", "evaluations_json",
+           "parse_fields", "select"]
 
 #: The members of the ``Evaluation`` schema, in the order answers give them; ``fields``
 #: (a sparse fieldset, Zalando guideline 157) names a subset of these.
@@ -130,17 +147,28 @@ def evaluation_dicts(hands: Sequence[Sequence[int]], rules: Rules,
 
 def evaluate_batch(hands: Sequence[Sequence[int]], rules: Rules,
                    fields: tuple[str, ...] | None = None) -> tuple[list[dict[str, Any]], list[str]]:
-    """:func:`evaluation_dicts`, and each hand's category (for the metrics).
+    """:func:`evaluation_dicts`, and each hand's category (for the metrics)."""
+    return _evaluate_dicts(hands, rules, use_table(rules, len(hands)), fields)
+
+
+def _class_only(fields: tuple[str, ...] | None, rules: Rules) -> bool:
+    """Whether ``fields`` come from a hand's class alone (no formation to place)."""
+    return fields is not None and (_CLASS_FIELDS | ({"payout"} if rules.suited_bonus == "none" else set())
+                                   ).issuperset(fields)
+
+
+def _evaluate_dicts(hands: Sequence[Sequence[int]], rules: Rules, table: Table | None,
+                    fields: tuple[str, ...] | None) -> tuple[list[dict[str, Any]], list[str]]:
+    """:func:`evaluate_batch` with the table :func:`~service.engine.tables.use_table` chose.
 
     Members that depend on the class alone (category, label, score, and payout when no
     suited bonus is on) are answered from the table without placing the formation: one
     dict per class, shared by the hands of that class.
     """
-    table = use_table(rules, len(hands))
     if table is None:
         full = [evaluation_dict(evaluate_reference([CARDS[c] for c in codes], rules)) for codes in hands]
         return [select(x, fields) for x in full], [x["category"] for x in full]
-    if fields is not None and (_CLASS_FIELDS | ({"payout"} if rules.suited_bonus == "none" else set())).issuperset(fields):
+    if fields is not None and _class_only(fields, rules):
         by_weight, weight = table.by_weight, RANK_WEIGHT
         entries = [by_weight[weight[a] + weight[b] + weight[c] + weight[d] + weight[e]] for a, b, c, d, e in hands]
         shared: dict[int, dict[str, Any]] = {}
@@ -167,3 +195,142 @@ def evaluate_batch(hands: Sequence[Sequence[int]], rules: Rules,
                         slot.nenku, suited))
     categories = [x["category"] for x in full]
     return (full if fields is None else [select(x, fields) for x in full]), categories
+
+
+def evaluations_json(hands: Sequence[Sequence[int]], rules: Rules,
+                     fields: tuple[str, ...] | None = None) -> tuple[orjson.Fragment, list[str]]:
+    """The batch answer's ``evaluations``: ``orjson.dumps(evaluation_dicts(...))`` as an
+    ``orjson.Fragment``, written faster for :class:`~service.engine.cards.Hands` under rules
+    with a table; and each hand's category (for the metrics).
+
+    :param hands: hands of five valid card codes each, in input order.
+    :param rules: the rules to evaluate under.
+    :param fields: only these members (:func:`parse_fields`); every member when ``None``.
+    :return: the JSON array (embed it with ``orjson.dumps``) and the categories.
+
+    >>> from service.engine.cards import read_hands
+    >>> hands, _ = read_hands([["3S", "6H", "8D", "4C", "8H"]])
+    >>> text, categories = evaluations_json(hands, Rules(), ("label", "payout"))
+    >>> orjson.dumps({"evaluations": text}), categories
+    (b'{"evaluations":[{"label":"Double-Ox 8","payout":2}]}', ['double_ox'])
+    """
+    table = use_table(rules, len(hands))
+    if table is not None and isinstance(hands, Hands):
+        if _class_only(fields, rules):
+            return _classes_json(hands, table, rules, fields or ())
+        return _formations_json(hands, table, rules, fields)
+    evaluations, categories = _evaluate_dicts(hands, rules, table, fields)
+    return orjson.Fragment(orjson.dumps(evaluations)), categories
+
+
+#: The category names as a numpy array, to look up many at once.
+_CATEGORY_NAMES: npt.NDArray[np.object_] = np.array(CATEGORIES, dtype=object)
+
+
+def _classes_json(hands: Hands, table: Table, rules: Rules,
+                  fields: tuple[str, ...]) -> tuple[orjson.Fragment, list[str]]:
+    """The evaluations' JSON array for class-only ``fields``, scored with numpy, and the
+    hands' categories.
+
+    Under one set of rules a hand's score determines its category, label and payout
+    (without a suited bonus): ``score = (rank of the category) * 100 + strength`` and the
+    label and payout follow from the category and strength. So each distinct score's
+    JSON is written once, from the entry of the first hand with it.
+    """
+    scores, categories = evaluate_many(hands.array, rules)
+    distinct, first = np.unique(scores, return_index=True)
+    texts: npt.NDArray[np.object_] = np.empty(int(distinct[-1]) + 1, dtype=object)
+    for score, i in zip(distinct.tolist(), first.tolist(), strict=True):
+        entry = table.lookup(hands[i])
+        texts[score] = orjson.dumps({f: getattr(entry, f) for f in fields})
+    names: list[str] = _CATEGORY_NAMES[categories].tolist()
+    return orjson.Fragment(b"[" + b",".join(texts[scores].tolist()) + b"]"), names
+
+
+def _order_index() -> npt.NDArray[np.intp]:
+    """The index in :data:`_ORDERS` of an order written as a base-5 number."""
+    index = np.zeros(HAND_SIZE**HAND_SIZE, dtype=np.intp)
+    for i, order in enumerate(_ORDERS):
+        index[int(np.dot(order, _ORDER_DIGITS))] = i
+    return index
+
+
+#: The 120 orders of a hand's positions (``order[k]``: the input position of the k-th
+#: card sorted by code), as :class:`~service.engine.tables.FormationSlot` places by them.
+_ORDERS: tuple[tuple[int, ...], ...] = tuple(permutations(range(HAND_SIZE)))
+_ORDER_DIGITS = np.array([HAND_SIZE**k for k in range(HAND_SIZE)])
+_ORDER_INDEX = _order_index()
+#: A template's holes: ``@sN@`` inside a JSON string, ``"@nN@"`` a whole number.
+_HOLE = re.compile(r'"@n(\d+)@"|@s(\d+)@')
+
+
+@lru_cache(maxsize=4096)
+def _template(ox_at: tuple[int, ...] | None, nenku: bool, suited: bool,
+              fields: tuple[str, ...] | None) -> tuple[str, Callable[[tuple[Any, ...]], Any]]:
+    """One evaluation's JSON text as :func:`_evaluation` writes it, with ``%s`` holes.
+
+    A hand's values are ``(5 card texts, category, label, score, payout, 3 ox points,
+    2 power points)``; the text depends on the rest only: the ox cards' positions in the
+    hand (``None`` without a formation), the flags and the fieldset. Card texts, category
+    names and labels need no JSON escapes, so they go into the holes as they are.
+
+    :return: the text (``%``-format) and the getter of its values from a hand's values.
+
+    >>> text, values = _template((0, 1, 3), False, False, ("hand", "ox"))
+    >>> text
+    '{"hand":["%s","%s","%s","%s","%s"],"ox":{"cards":["%s","%s","%s"],"points":[%s,%s,%s]}}'
+    >>> values(tuple(range(14)))
+    (0, 1, 2, 3, 4, 0, 1, 3, 9, 10, 11)
+    """
+    holes: list[Any] = [f"@s{i}@" for i in range(7)] + [f"@n{i}@" for i in range(7, 14)]
+    hand = holes[:HAND_SIZE]
+    if ox_at is None:
+        evaluation = _evaluation(hand, holes[5], holes[6], holes[7], holes[8], None, [], None, [], nenku, suited)
+    else:
+        power_at = [p for p in range(HAND_SIZE) if p not in ox_at]
+        evaluation = _evaluation(hand, holes[5], holes[6], holes[7], holes[8], [hand[i] for i in ox_at],
+                                 holes[9:12], [hand[i] for i in power_at], holes[12:14], nenku, suited)
+    text = orjson.dumps(select(evaluation, fields)).decode()
+    order = [int(n or s) for n, s in _HOLE.findall(text)]
+    getter: Callable[[tuple[Any, ...]], Any] = itemgetter(*order) if order else (lambda _: ())
+    return _HOLE.sub("%s", text.replace("%", "%%")), getter
+
+
+def _formations_json(hands: Hands, table: Table, rules: Rules,
+                     fields: tuple[str, ...] | None) -> tuple[orjson.Fragment, list[str]]:
+    """The evaluations' JSON array for any fieldset: per hand, a :func:`_template` filled.
+
+    What :func:`~service.engine.tables.resolve_many` does per hand (the class from the
+    card weights, the formation slot, its placement by the hand's order), with the orders
+    of the whole batch sorted by numpy at once.
+    """
+    orders = _ORDER_INDEX[np.argsort(hands.array, axis=1, kind="stable") @ _ORDER_DIGITS].tolist()
+    by_weight, weight, text, all_orders = table.by_weight, RANK_WEIGHT, _TEXT, _ORDERS
+    no_bonus, multiplier = rules.suited_bonus == "none", rules.suited_multiplier
+    forms: dict[tuple[Any, ...], tuple[str, Callable[[tuple[Any, ...]], Any]]] = {}
+    parts: list[str] = []
+    categories: list[str] = []
+    for codes, o in zip(hands, orders, strict=True):
+        a, b, c, d, e = codes
+        entry = by_weight[weight[a] + weight[b] + weight[c] + weight[d] + weight[e]]
+        if no_bonus:
+            slot, suited, payout = entry.first_slot, False, entry.payout
+        else:
+            slot, suited = choose_slot(entry, codes, all_orders[o], rules)
+            payout = entry.payout * multiplier if suited else entry.payout
+        if slot is None:
+            key: tuple[Any, ...] = (None, False, suited)
+            values: tuple[Any, ...] = (text[a], text[b], text[c], text[d], text[e], entry.category, entry.label,
+                                       entry.score, payout)
+        else:
+            ox_at, (f, g, h), _, (m, n) = slot.placements[all_orders[o]]
+            p, q = slot.ox_points, slot.power_points
+            key = (ox_at, slot.nenku, suited)
+            values = (text[a], text[b], text[c], text[d], text[e], entry.category, entry.label, entry.score,
+                      payout, p[f], p[g], p[h], q[m], q[n])
+        form = forms.get(key)
+        if form is None:
+            form = forms[key] = _template(*key, fields)
+        parts.append(form[0] % form[1](values))
+        categories.append(entry.category)
+    return orjson.Fragment("[" + ",".join(parts) + "]"), categories

@@ -27,7 +27,7 @@ from service.schemas import (
     SettlementRequestSchema,
 )
 from service.scoring import Scoring, exposure_answer, load_body, ranking_answer, settlement_answer
-from service.serialize import evaluate_batch, parse_fields, select
+from service.serialize import evaluate_batch, evaluations_json, parse_fields, select
 
 __all__ = ["QUERY_IGNORED", "api", "ops"]
 
@@ -231,7 +231,7 @@ def evaluate_hands() -> Response:
     # ~100,000 short-lived, acyclic objects: no cyclic collection while they live; the
     # response bytes are all that leaves the pause.
     with gc_pause.paused():
-        evaluations, categories = evaluate_batch(s.data["hands"], s.rules, fields)  # no Evaluation objects
+        evaluations, categories = evaluations_json(s.data["hands"], s.rules, fields)  # JSON text, no objects
         data = orjson.dumps(s.context | {"evaluations": evaluations})
         del evaluations
     current_app.extensions["gnau.observe_categories"](s.profile.name, categories)
