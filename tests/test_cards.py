@@ -50,3 +50,65 @@ def test_decks_allow_repeats() -> None:
     assert [c.text for c in parse_hand(["AS"] * 3 + ["2S", "2S"], decks=3)] == ["AS", "AS", "AS", "2S", "2S"]
     with pytest.raises(HandError, match="more than twice"):
         parse_hand(["AS"] * 3 + ["2S", "2H"], decks=2)
+
+
+def test_read_cards_names_every_bad_token_by_index() -> None:
+    from service.engine.cards import read_cards
+
+    assert read_cards(["as", "Td", "0♥"]) == ([3, 36, 38], {})
+    codes, problems = read_cards(["AS", ["x"], 7, None, "1S"])
+    assert codes == [3, None, None, None, None]
+    assert problems == {
+        1: "a card must be a string such as 'AS' or '10H', not an array",
+        2: "a card must be a string such as 'AS' or '10H', not a number",
+        3: "a card must be a string such as 'AS' or '10H', not null",
+        4: "'1S' is not a card: write a rank (A 2-9 10 T 0 J Q K) then a suit (S H D C or ♠ ♥ ♦ ♣), e.g. 'AS' or '10H'",
+    }
+    for token in accepted_spellings():  # the reader and parse_card agree on every spelling
+        assert read_cards([token])[0] == [parse_card(token).code]
+
+
+def test_read_hand_checks_the_shape() -> None:
+    from service.engine.cards import read_hand
+
+    assert read_hand(["AS", "2D", "3C", "4H", "5S"]) == ([3, 4, 9, 14, 19], {})
+    assert read_hand({"a": 1}) == ([], {None: "a hand must be an array of 5 cards"})
+    assert read_hand(["AS"] * 11) == ([], {None: "a hand is exactly 5 cards, got 11"})
+    codes, problems = read_hand(["AS", "ZZ", "2D", "3C", "4H", "5S"])
+    assert codes == [3, None, 4, 9, 14, 19]
+    assert list(problems) == [1, None]  # the cards first, then the hand
+
+
+def test_read_hands_fast_and_per_hand_paths_agree() -> None:
+    from service.engine.cards import Hands, read_hand, read_hands
+
+    good = [["AS", "2D", "3C", "4H", "5S"], ["as", "as", "Td", "0h", "k♣"]]
+    hands, problems = read_hands(good)
+    assert isinstance(hands, Hands)
+    assert problems == {}
+    assert hands == [tuple(read_hand(h)[0]) for h in good]
+    assert hands.array.tolist() == [list(h) for h in hands]
+    mixed = [*good, "AS", ["AS", "XX", "2D", "3C", "4H"]]
+    hands, problems = read_hands(mixed)
+    assert not isinstance(hands, Hands)
+    assert hands == [read_hand(h)[0] for h in mixed]
+    assert problems == {2: read_hand("AS")[1], 3: read_hand(mixed[3])[1]}
+
+
+def test_count_excess_shared_and_per_hand() -> None:
+    from service.engine.cards import count_excess
+
+    table = [[0, 1, 2, 3, 4], [0, 5, 6, 7, 8], [0, 0, 9, 10, 11]]
+    assert count_excess(table, 1) == [(1, 0, 0), (2, 0, 0), (2, 1, 0)]
+    assert count_excess(table, 2) == [(2, 0, 0), (2, 1, 0)]
+    assert count_excess(table, 1, shared=False) == [(2, 1, 0)]
+    assert count_excess([[0, None, None, 0]], 1) == [(0, 3, 0)]
+    assert count_excess([[5] * 5], 4, shared=False) == [(0, 4, 5)]
+
+
+def test_deck_constants() -> None:
+    from service.engine.cards import DECK_SIZE, HAND_SIZE, MAX_DECKS
+
+    assert HAND_SIZE == 5
+    assert len(CARDS) == DECK_SIZE
+    assert MAX_DECKS == 8

@@ -27,7 +27,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from service import gc_pause
-from service.engine.cards import CARDS, Card
+from service.engine.cards import CARDS, Card, parse_card
 from service.engine.evaluate import evaluate_reference
 from service.engine.rules import PROFILES, Rules, apply_overrides
 from service.engine.tables import _PLACEMENTS, BUILD_THRESHOLD, evaluate, resolve_many, table_for, use_table
@@ -390,3 +390,175 @@ def test_commission_shares_the_evaluation_table() -> None:
     assert use_table(custom) is standard
     hands = random_hands(50, 1, seed=13)
     assert evaluation_dicts(hands, bull_bull) == evaluation_dicts(hands, niu_niu) == expected(hands, bull_bull)
+
+
+# ---------------------------------------------------------------------------------------
+# The batch reader and JSON writer (issue 15): one pass for valid batches, numpy for
+# repeats and class-only fields, text templates for full answers
+
+
+FIELDSETS: list[tuple[str, ...] | None] = [
+    None, ("label", "score"), ("category",), ("payout",), ("category", "label", "score", "payout"),
+    ("hand", "ox", "power"), ("nenku", "suited"), ("ox",), ("label", "suited", "payout"),
+]
+
+
+def read(codes: list[list[int]]) -> Any:
+    from service.engine.cards import Hands, read_hands
+
+    hands, problems = read_hands(texts(codes))
+    assert not problems
+    assert isinstance(hands, Hands)
+    return hands
+
+
+@pytest.mark.parametrize("decks", [1, 2, 8])
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+def test_batch_json_equals_the_dicts(profile: str, decks: int) -> None:
+    from service.serialize import evaluations_json
+
+    rules = PROFILES[profile].rules
+    codes = random_hands(1_500, decks, seed=hash(("json", profile, decks)) % 10_000)
+    hands = read(codes)
+    categories = [e["category"] for e in expected(codes, rules)]
+    for fields in FIELDSETS:
+        text, got_categories = evaluations_json(hands, rules, fields)
+        assert orjson.dumps({"e": text}) == orjson.dumps({"e": evaluation_dicts(codes, rules, fields)}), fields
+        assert got_categories == categories
+        # Lists (not read in one pass) take the dict path: the same text.
+        assert orjson.dumps(evaluations_json(codes, rules, fields)[0]) == orjson.dumps(text)
+
+
+@pytest.mark.parametrize("bonus", ["ox", "hand"])
+def test_batch_json_under_suited_bonuses_with_a_table(bonus: str) -> None:
+    from service.serialize import evaluations_json
+
+    rules = apply_overrides(PROFILES["standard"].rules, {"suited_bonus": bonus, "suited_multiplier": 3, "bomb": True})
+    table_for(rules)
+    codes = random_hands(2_000, 2, seed=14)
+    hands = read(codes)
+    for fields in FIELDSETS:
+        assert orjson.dumps(evaluations_json(hands, rules, fields)[0]) == orjson.dumps(
+            evaluation_dicts(codes, rules, fields))
+    assert any(e["suited"] for e in evaluation_dicts(codes, rules))
+
+
+def test_batch_json_without_a_table_uses_the_reference() -> None:
+    from service.serialize import evaluations_json
+
+    rules = apply_overrides(Rules(), {"bomb": True, "ties": "push", "double_ox_order": "ace_high", "five_small": False})
+    codes = random_hands(60, 2, seed=15)
+    assert use_table(rules, len(codes)) is None
+    text, _ = evaluations_json(read(codes), rules)
+    assert orjson.loads(orjson.dumps(text)) == expected(codes, rules)
+
+
+@pytest.mark.parametrize("overrides", [{}, {"double_ox_order": "ace_high"}, {"three_six_pair": True, "bomb": True},
+                                       {"tens_are_dukes": True, "four_dukes": True, "bomb": True}])
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+def test_a_score_names_one_label_category_and_payout(profile: str, overrides: dict[str, Any]) -> None:
+    """What the class-only JSON relies on: under one set of rules, equal scores are the
+    same category, label and payout."""
+    rules = apply_overrides(PROFILES[profile].rules, overrides) if overrides else PROFILES[profile].rules
+    seen: dict[int, tuple[str, str, int]] = {}
+    for entry in table_for(rules).entries:
+        assert seen.setdefault(entry.score, (entry.category, entry.label, entry.payout)) == (
+            entry.category, entry.label, entry.payout)
+
+
+def test_labels_and_card_texts_need_no_json_escapes() -> None:
+    """What the templates rely on: these strings go into the JSON text as they are."""
+    strings = {c.text for c in CARDS} | {e.label for p in PROFILES.values() for e in table_for(p.rules).entries}
+    strings |= {e.category for e in table_for(PROFILES["niu-niu"].rules).entries}
+    assert all(orjson.dumps(s) == b'"' + s.encode() + b'"' for s in strings)
+
+
+def test_count_excess_with_numpy_equals_the_loop() -> None:
+    from service.engine.cards import count_excess
+
+    rng = random.Random(16)
+    for decks in range(1, 9):
+        codes = [[rng.randrange(52) for _ in range(5)] for _ in range(500)]
+        codes += [[7] * 5, [7, 8, 7, 8, 7], [1, 2, 3, 4, 1]]
+        hands = read(codes)
+        assert count_excess(hands, decks, shared=False) == count_excess(codes, decks, shared=False)
+        assert count_excess(hands, decks, shared=True) == count_excess(codes, decks, shared=True)
+
+
+def _slow_batch_messages(hands: list[Any], decks: int) -> dict[Any, Any]:
+    """The batch's messages read hand by hand (no fast path), repeats counted naively,
+    merged the way marshmallow merges a schema validator's errors into the fields'."""
+    from service.engine.cards import duplicate_message, read_hand
+
+    errors: dict[Any, Any] = {}
+    codes = []
+    for i, hand in enumerate(hands):
+        found_codes, problems = read_hand(hand)
+        codes.append(found_codes)
+        if problems:
+            errors[i] = {"_self" if k is None else k: [m] for k, m in problems.items()}
+    repeats: dict[Any, Any] = {}
+    for i, found_codes in enumerate(codes):
+        seen: dict[int, int] = {}
+        for k, code in enumerate(found_codes):
+            if code is not None:
+                seen[code] = seen.get(code, 0) + 1
+                if seen[code] > decks:
+                    repeats.setdefault(i, {})[k] = [duplicate_message(code, decks)]
+    for i, found in repeats.items():
+        errors.setdefault(i, {}).update(found)
+    return {"hands": errors} if errors else {}
+
+
+@pytest.mark.parametrize("decks", [1, 2, 3, 5])
+def test_batch_reading_equals_hand_by_hand(decks: int) -> None:
+    """Valid batches (fast path) and batches with bad hands mixed in (the per-hand path):
+    the same data and the same messages, in the same order, as reading hand by hand."""
+    from marshmallow import ValidationError
+
+    from service.engine.cards import read_hand
+    from service.schemas import BatchRequestSchema
+
+    rng = random.Random(f"batch-{decks}")
+    schema = BatchRequestSchema()
+    bad: list[Any] = [["AS", "AS", "2D", "3C", "4H"], ["KS", "KH", "KS", "KS", "KS"], "AS", ["AS"], ["1S"] * 5,
+                      ["AS", 5, None, ["x"], {"a": 1}], ["AS", "2D", "3C", "4H", "5S", "6S"], ["AS"] * 11, [],
+                      ["AS", "as", "A♠", "aS", "2D"], ["10H", "TH", "0h", "10♥", "T♥"], ["ZZ", "AS", "AS", "AS", "AS"]]
+    for round_ in range(40):
+        codes = random_hands(rng.randrange(1, 60), decks, seed=round_)
+        hands: list[Any] = [[rng.choice([t, t.lower()]) for t in h] for h in texts(codes)]
+        if round_ % 2:
+            for _ in range(rng.randrange(1, 5)):
+                hands.insert(rng.randrange(len(hands) + 1), rng.choice(bad))
+        want = _slow_batch_messages(hands, decks)
+        messages: Any = {}
+        try:
+            loaded = schema.load({"hands": hands, "decks": decks})
+        except ValidationError as exc:
+            loaded, messages = None, exc.messages
+        assert messages == want, hands
+        if want:
+            assert list(messages["hands"]) == list(want["hands"])  # the order of the pointers
+        else:
+            assert loaded is not None
+            assert list(loaded["hands"]) == [tuple(read_hand(h)[0]) for h in hands]
+
+
+def test_batch_endpoint_with_mixed_bad_hands_and_decks(client: FlaskClient) -> None:
+    hands = texts(random_hands(3_000, 2, seed=17))
+    hands[10] = ["AS", "AS", "AS", "2D", "3C"]   # three of a card with two decks
+    hands[2_000][3] = "AX"
+    response = client.post("/v1/evaluations/batch", json={"hands": hands, "decks": 2})
+    assert response.status_code == 400
+    assert response.get_json()["errors"] == [
+        {"pointer": "/hands/2000/3", "detail": "'AX' is not a card: write a rank (A 2-9 10 T 0 J Q K) then a suit "
+                                               "(S H D C or ♠ ♥ ♦ ♣), e.g. 'AS' or '10H'"},
+        {"pointer": "/hands/10/2", "detail": "AS appears more than twice (2 decks in play)"},
+    ]
+    hands[10], hands[2_000][3] = ["AS", "AS", "2D", "2D", "3C"], "AH"
+    sparse = client.post("/v1/evaluations/batch?fields=label,score", json={"hands": hands, "decks": 2}).get_json()
+    full = client.post("/v1/evaluations/batch", json={"hands": hands, "decks": 2}).get_json()
+    assert sparse["evaluations"][10] == {"label": "Five Small", "score": 700}
+    assert sparse["evaluations"] == [{"label": e["label"], "score": e["score"]} for e in full["evaluations"]]
+    assert full["evaluations"] == expected([[CARDS.index(c) for c in (parse_card(t) for t in h)] for h in hands],
+                                           PROFILES["standard"].rules)

@@ -84,3 +84,14 @@ def test_only_answers_with_evaluations_take_fields(client: FlaskClient) -> None:
     assert response.status_code == 400
     assert response.get_json()["errors"] == [{"parameter": "fields",
                                               "detail": "unknown query parameter; this operation takes profile"}]
+
+
+@pytest.mark.parametrize("profile", ["standard", "niu-niu", "liberal"])
+def test_fields_with_several_decks_and_repeated_cards(client: FlaskClient, profile: str) -> None:
+    rng = random.Random(profile)
+    shoe = DECK * 3
+    body = {"decks": 3, "hands": [rng.sample(shoe, 5) for _ in range(400)] + [["KS", "KS", "KS", "QS", "QS"]]}
+    full = client.post(f"/v1/evaluations/batch?profile={profile}", json=body).get_json()
+    for fields in (("label", "score"), ("category", "payout"), ("hand", "power", "suited"), ("score",)):
+        sparse = client.post(f"/v1/evaluations/batch?profile={profile}&fields={','.join(fields)}", json=body)
+        assert sparse.get_json()["evaluations"] == [subset(e, fields) for e in full["evaluations"]]

@@ -29,11 +29,12 @@ service.engine.cards.CardError: '1S' is not a card: write a rank (A 2-9 10 T 0 J
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
 from itertools import chain
+from typing import overload
 
 import numpy as np
 import numpy.typing as npt
@@ -306,15 +307,49 @@ def read_hand(value: object) -> tuple[list[int | None], dict[int | None, str]]:
     return codes, problems
 
 
-class Hands(list[tuple[int, ...]]):
-    """Hands read in one pass by :func:`read_hands`: tuples of five card codes, which
-    :attr:`array` also holds as one numpy array (for :func:`count_excess` and the
-    vectorised evaluation).
+class Hands(Sequence[tuple[int, ...]]):
+    """Hands read in one pass by :func:`read_hands`: a sequence of five-code tuples, made
+    only when asked for; :attr:`array` holds the same codes as one numpy array (for
+    :func:`count_excess` and the vectorised evaluation, which need no tuples).
 
-    :ivar array: the same codes as an ``(n, 5)`` ``uint8`` array.
+    :param codes: the hands' codes one after the other, one byte each.
+    :ivar array: the same codes as an ``(n, 5)`` ``uint8`` array (read-only).
+
+    >>> hands = Hands(bytes([3, 4, 9, 14, 19, 0, 1, 2, 3, 4]))
+    >>> len(hands), hands[1], hands.array[1].tolist(), hands == [(3, 4, 9, 14, 19), (0, 1, 2, 3, 4)]
+    (2, (0, 1, 2, 3, 4), [0, 1, 2, 3, 4], True)
     """
 
-    array: npt.NDArray[np.uint8]
+    __hash__ = None  # type: ignore[assignment]  # compares by value, like a list
+
+    def __init__(self, codes: bytes) -> None:
+        self.array: npt.NDArray[np.uint8] = np.frombuffer(codes, dtype=np.uint8).reshape(-1, HAND_SIZE)
+        self._codes = codes
+
+    @cached_property
+    def _rows(self) -> list[tuple[int, ...]]:
+        return list(zip(*[iter(self._codes)] * HAND_SIZE, strict=True))
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[int, ...]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[int, ...]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[int, ...] | list[tuple[int, ...]]:
+        return self._rows[index]
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        return iter(self._rows)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and self._rows == list(other)
+
+    def __repr__(self) -> str:
+        return repr(self._rows)
 
 
 def read_hands(values: Sequence[object]) -> tuple[Sequence[Sequence[int | None]], dict[int, dict[int | None, str]]]:
@@ -340,9 +375,7 @@ def read_hands(values: Sequence[object]) -> tuple[Sequence[Sequence[int | None]]
         except TypeError:  # a token that is not a card (None), or unhashable
             pass
         else:
-            hands = Hands(zip(*[iter(flat)] * HAND_SIZE, strict=True))
-            hands.array = np.frombuffer(flat, dtype=np.uint8).reshape(-1, HAND_SIZE)
-            return hands, {}
+            return Hands(flat), {}
     out: list[Sequence[int | None]] = []
     problems: dict[int, dict[int | None, str]] = {}
     for i, value in enumerate(values):
