@@ -428,12 +428,12 @@ def odds_answer(rules: Rules, context: dict[str, Any], data: Mapping[str, Any]) 
                 "commission (commission_bps, dealer_commission_bps) yet: ask with five known cards as the "
                 "player, or without a commission")}])
         return _partial_odds(rules, context, hand, dead, decks, data["role"], data["opponents"] or 1)
+    evaluation = evaluate(hand, rules)
     try:
-        result = odds(hand, rules, dead, decks)
+        result = odds(hand, rules, dead, decks, evaluation)  # evaluated once
     except OddsError as exc:  # the schema checks the same; kept as a guard
         raise ProblemError(400, "/problems/validation-error", "Invalid request", str(exc),
                            [{"pointer": "/dead", "detail": str(exc)}]) from None
-    evaluation = evaluate(hand, rules)
     cards_left = 52 * decks - 5 - len(dead)
     body = context | {
         "evaluation": evaluation_dict(evaluation),

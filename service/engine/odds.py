@@ -51,7 +51,7 @@ import numpy.typing as npt
 
 from service.engine.cache import BoundedCache
 from service.engine.cards import CARDS, Card, Rank, count_excess
-from service.engine.evaluate import label_of, pair_order, score_of
+from service.engine.evaluate import Evaluation, label_of, pair_order, score_of
 from service.engine.rules import MAX_BPS, PROFILES, Rules
 from service.engine.tables import CLASSES, INDEX, Table, evaluate, table_for
 
@@ -576,7 +576,8 @@ def uses_suits(rules: Rules) -> bool:
     return rules.suited_bonus != "none" or rules.ties == "high_card"
 
 
-def odds(hand: Sequence[Card], rules: Rules, dead: Sequence[Card] = (), decks: int = 1) -> Odds:
+def odds(hand: Sequence[Card], rules: Rules, dead: Sequence[Card] = (), decks: int = 1,
+         player: Evaluation | None = None) -> Odds:
     """The player's exact odds against every dealer hand that can be drawn (RULES.md s. 5-6).
 
     The dealer's hand is drawn uniformly from the ``52 * decks`` cards less the player's
@@ -591,6 +592,7 @@ def odds(hand: Sequence[Card], rules: Rules, dead: Sequence[Card] = (), decks: i
     :param rules: the rules.
     :param dead: cards out of play (seen in other hands).
     :param decks: decks in play, 1..8.
+    :param player: ``hand`` evaluated under ``rules``, when the caller has it already.
     :return: the odds.
     :raises OddsError: a card used more than ``decks`` times, or fewer than 5 cards left.
 
@@ -604,7 +606,7 @@ def odds(hand: Sequence[Card], rules: Rules, dead: Sequence[Card] = (), decks: i
     """
     codes = [c.code for c in hand]
     left = dealer_pool(codes, [c.code for c in dead], decks)
-    player = evaluate(hand, rules)
+    player = player or evaluate(hand, rules)
     table = table_for(rules)
     n = len(table.entries)
     scores = table.scores.astype(np.int64)

@@ -534,8 +534,8 @@ def partial_odds(known: Sequence[Card], rules: Rules, dead: Sequence[Card] = (),
     labels: dict[str, int] = {}
     by_label: dict[str, list[int]] = {}
     if missing == 0 and role == "player" and deck is None:
-        o = odds(known, rules, dead, decks)
         ev = evaluate(known, rules)
+        o = odds(known, rules, dead, decks, ev)
         return PartialOdds(HAND, role, 1, o.dealer_hands, o.wins, o.losses, o.pushes, o.net,
                            (Completion(ev.label, ev.category, ev.score, 1),), o.method, {ev.label: 1})
     if not uses_suits(rules):
