@@ -392,7 +392,7 @@ class ExposureRequestSchema(_ScoringRequest):
 
 # ---------------------------------------------------------------------------------------
 # Responses. An evaluation is dumped by one function (service.serialize), wrapped in a
-# field here; the batch path calls service.serialize.evaluation_dicts directly.
+# field here; the batch path calls service.serialize.evaluations_json directly.
 
 
 class EvaluationField(fields.Field[Any]):

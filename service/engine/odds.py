@@ -198,11 +198,11 @@ _FULL_DECK: tuple[int, ...] = tuple(range(52))
 
 
 def _deck_available(deck: Sequence[int]) -> list[int]:
+    if count_excess([deck], 1):
+        raise OddsError("a deck holds each card at most once")
     counts = [0] * 52
     for c in deck:
         counts[c] += 1
-    if max(counts) > 1:
-        raise OddsError("a deck holds each card at most once")
     return _pseudo_available(counts)
 
 

@@ -50,7 +50,7 @@ from math import comb, prod
 import numpy as np
 import numpy.typing as npt
 
-from service.engine.cards import CARDS, Card
+from service.engine.cards import CARDS, Card, count_excess
 from service.engine.odds import (
     _CHUNK,
     CHOOSE,
@@ -478,11 +478,11 @@ def _deck_left(deck: Sequence[int], used: Sequence[int], decks: int) -> list[int
     >>> sum(_deck_left([0, 1, 2, 2], [2], 2))
     3
     """
+    if count_excess([deck], decks):
+        raise OddsError(f"a deck for {decks} deck(s) holds each card at most {decks} times")
     left = [0] * 52
     for c in deck:
         left[c] += 1
-    if max(left) > decks:
-        raise OddsError(f"a deck for {decks} deck(s) holds each card at most {decks} times")
     for c in used:
         left[c] -= 1
         if left[c] < 0:
