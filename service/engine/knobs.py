@@ -20,7 +20,16 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, Literal, get_args
 
-__all__ = ["Knob", "KnobKind", "Problems", "choice_field", "declared_knobs", "frozen_map", "knob_field"]
+__all__ = [
+    "Knob",
+    "KnobKind",
+    "Problems",
+    "bool_field",
+    "choice_field",
+    "declared_knobs",
+    "frozen_map",
+    "knob_field",
+]
 
 #: What a knob holds: ``bool``; ``int`` (``low`` .. ``high``, and ``None`` when ``nullable``);
 #: ``choice`` (one of ``choices``); ``ranking`` (each of ``choices`` once, the last one last);
@@ -147,6 +156,11 @@ def knob_field(default: Any, kind: KnobKind, doc: str, **declaration: Any) -> An
     if isinstance(default, Mapping):
         return field(default_factory=lambda: default, hash=False, metadata=metadata)
     return field(default=default, metadata=metadata)
+
+
+def bool_field(default: bool, doc: str, **declaration: Any) -> Any:
+    """A :func:`knob_field` of kind ``bool``."""
+    return knob_field(default, "bool", doc, **declaration)
 
 
 def choice_field(options: Any, default: str, doc: str, **declaration: Any) -> Any:

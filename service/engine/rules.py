@@ -29,7 +29,15 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Literal
 
-from service.engine.knobs import Knob, Problems, choice_field, declared_knobs, frozen_map, knob_field
+from service.engine.knobs import (
+    Knob,
+    Problems,
+    bool_field,
+    choice_field,
+    declared_knobs,
+    frozen_map,
+    knob_field,
+)
 
 __all__ = [
     "CATEGORIES",
@@ -83,25 +91,11 @@ MAX_BPS = 10_000
 #: never an evaluation (see :attr:`Rules.without_commission`).
 COMMISSION_KNOBS: tuple[str, ...] = ("commission_bps", "dealer_commission_bps")
 
-_STANDARD_PAYOUTS: Mapping[str, int] = frozen_map(
-    {
-        "no_ox": 0,
-        "single_ox": 1,
-        "double_ox": 2,
-        "ngau_tonku": 5,
-        "five_small": 10,
-        "five_dukes": 10,
-        # Off in the standard game; the house decision (README, "Rules decisions") is to
-        # pay them like the other whole-hand specials when a profile switches them on.
-        "bomb": 10,
-        "four_dukes": 10,
-    }
-)
-
-
-def _bool(default: bool, doc: str, **declaration: Any) -> Any:
-    return knob_field(default, "bool", doc, **declaration)
-
+_STANDARD_PAYOUTS: Mapping[str, int] = frozen_map({
+    "no_ox": 0, "single_ox": 1, "double_ox": 2, "ngau_tonku": 5, "five_small": 10, "five_dukes": 10,
+    # Off in the standard game; the house decision (README, "Rules decisions") is to
+    # pay them like the other whole-hand specials when a profile switches them on.
+    "bomb": 10, "four_dukes": 10})
 
 #: Spread into the knobs of the first release: they are always digested (:class:`Knob`).
 _V1: dict[str, Any] = {"always_digested": True}
@@ -125,21 +119,21 @@ class Rules:
     (7, 0)
     """
 
-    three_six_swap: bool = _bool(True, "3 and 6 may each count as 3 or 6.", **_V1)
-    triple_ox: bool = _bool(True, "Three cards of one rank form an ox.", **_V1)
-    tens_are_dukes: bool = _bool(False, "10 counts as a duke.", **_V1)
-    five_dukes: bool = _bool(True, "The Five Dukes category exists.", **_V1)
-    five_small: bool = _bool(True, "The Five Small category exists.", **_V1)
+    three_six_swap: bool = bool_field(True, "3 and 6 may each count as 3 or 6.", **_V1)
+    triple_ox: bool = bool_field(True, "Three cards of one rank form an ox.", **_V1)
+    tens_are_dukes: bool = bool_field(False, "10 counts as a duke.", **_V1)
+    five_dukes: bool = bool_field(True, "The Five Dukes category exists.", **_V1)
+    five_small: bool = bool_field(True, "The Five Small category exists.", **_V1)
     five_small_max_points: int | None = knob_field(
         None, "int", "If set, Five Small also needs the cards' points to total at most this.",
         low=0, high=50, nullable=True, **_V1)
-    ngau_tonku: bool = _bool(True, "The Ngau Tonku category exists.", **_V1)
-    double_ox: bool = _bool(True, "A pair of power cards is a Double-Ox.", **_V1)
+    ngau_tonku: bool = bool_field(True, "The Ngau Tonku category exists.", **_V1)
+    double_ox: bool = bool_field(True, "A pair of power cards is a Double-Ox.", **_V1)
     double_ox_order: DoubleOxOrder = choice_field(  # noqa: RUF009 (a dataclasses.field)
         DoubleOxOrder, "king_high", "The order of Double-Ox pairs: kings highest, or aces above kings.", **_V1)
-    three_six_pair: bool = _bool(False, "Two power cards from {3, 6} form Double-Ox 6.", **_V1)
-    bomb: bool = _bool(False, "The Bomb category exists.", **_V1)
-    four_dukes: bool = _bool(False, "The Four Dukes category exists.", **_V1)
+    three_six_pair: bool = bool_field(False, "Two power cards from {3, 6} form Double-Ox 6.", **_V1)
+    bomb: bool = bool_field(False, "The Bomb category exists.", **_V1)
+    four_dukes: bool = bool_field(False, "The Four Dukes category exists.", **_V1)
     ranking: tuple[Category, ...] = knob_field(
         CATEGORIES, "ranking", "The categories, strongest first.",
         low=len(CATEGORIES), high=len(CATEGORIES), choices=CATEGORIES, **_V1)
@@ -294,9 +288,7 @@ class RulesError(ValueError):
 
     def __init__(self, problems: Problems) -> None:
         self.problems = problems
-        super().__init__(
-            "; ".join(f"{'.'.join(map(str, p)) or 'rules'}: {m}" for p, m in problems)
-        )
+        super().__init__("; ".join(f"{'.'.join(map(str, p)) or 'rules'}: {m}" for p, m in problems))
 
 
 def apply_overrides(base: Rules, overrides: Mapping[str, Any]) -> Rules:
@@ -370,16 +362,8 @@ def _builtin_profiles() -> dict[str, Profile]:
             "bomb": True,
             "four_dukes": True,
             "five_small_max_points": 10,
-            "ranking": [
-                "five_small",
-                "bomb",
-                "five_dukes",
-                "four_dukes",
-                "ngau_tonku",
-                "double_ox",
-                "single_ox",
-                "no_ox",
-            ],
+            "ranking": ["five_small", "bomb", "five_dukes", "four_dukes", "ngau_tonku", "double_ox",
+                        "single_ox", "no_ox"],
             "ties": "high_card",
             "payouts": niu_payouts,
         },
