@@ -201,7 +201,7 @@ DIGESTS = {
     "tens-are-dukes": "sha256:db0b395c3f9e33a0", "liberal": "sha256:1222c6a49c476d03",
     "niu-niu": "sha256:2e1aa044896571d0", "bull-bull": "sha256:2e461bc0a04c87ec",
 }
-OVERRIDE_DIGESTS = [
+OVERRIDE_DIGESTS: list[tuple[dict[str, Any], str]] = [
     ({"commission_bps": 500}, "sha256:58911b9787924e38"),
     ({"dealer_commission_bps": 7}, "sha256:469fb582430cbf13"),
     ({"ties": "push"}, "sha256:2979ebaf8395da74"),
