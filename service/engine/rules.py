@@ -41,7 +41,6 @@ from service.engine.knobs import (
 
 __all__ = [
     "CATEGORIES",
-    "COMMISSION_KNOBS",
     "KNOBS",
     "MAX_BPS",
     "MAX_PAYOUT",
@@ -87,9 +86,6 @@ MAX_PAYOUT = 1_000
 MAX_SUITED_MULTIPLIER = 10
 #: Basis points in a whole (RULES.md section 6.2): a commission knob is 0..10,000.
 MAX_BPS = 10_000
-#: The commission knobs (RULES.md section 6.2). They change settlements and expected values,
-#: never an evaluation (see :attr:`Rules.without_commission`).
-COMMISSION_KNOBS: tuple[str, ...] = ("commission_bps", "dealer_commission_bps")
 
 _STANDARD_PAYOUTS: Mapping[str, int] = frozen_map({
     "no_ox": 0, "single_ox": 1, "double_ox": 2, "ngau_tonku": 5, "five_small": 10, "five_dukes": 10,
