@@ -224,7 +224,7 @@ def evaluations_json(hands: Sequence[Sequence[int]], rules: Rules,
 
 
 #: The category names as a numpy array, to look up many at once.
-_CATEGORY_NAMES: npt.NDArray[np.object_] = np.array(CATEGORIES, dtype=object)
+_CATEGORY_NAMES: npt.NDArray[np.object_] = np.array([str(c) for c in CATEGORIES], dtype=object)
 
 
 def _classes_json(hands: Hands, table: Table, rules: Rules,

@@ -425,6 +425,7 @@ def test_batch_json_equals_the_dicts(profile: str, decks: int) -> None:
         text, got_categories = evaluations_json(hands, rules, fields)
         assert orjson.dumps({"e": text}) == orjson.dumps({"e": evaluation_dicts(codes, rules, fields)}), fields
         assert got_categories == categories
+        assert {type(c) for c in got_categories} == {str}  # plain names, as the other paths give
         # Lists (not read in one pass) take the dict path: the same text.
         assert orjson.dumps(evaluations_json(codes, rules, fields)[0]) == orjson.dumps(text)
 
