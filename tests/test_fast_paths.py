@@ -6,8 +6,13 @@
   with one, two and eight decks, suited hands for the suited bonuses, and rules without a
   table (the reference fallback);
 * the endpoints that use it, end to end, byte for byte after parsing;
-* the one-pass batch validation (:class:`service.schemas.HandsField`): every bad card of
-  every hand named by its exact JSON pointer;
+* the one-pass batch validation (:class:`service.schemas.HandsField` over
+  :func:`service.engine.cards.read_hands`): every bad card of every hand named by its exact
+  JSON pointer, and the same data and messages as reading hand by hand, bad hands mixed in,
+  several decks, repeats anywhere in a hand (numpy's repeat check against the loop);
+* the batch JSON writer (:func:`service.serialize.evaluations_json`: numpy for class-only
+  fieldsets, text templates for the rest) byte for byte against ``orjson.dumps`` of the
+  dicts, every profile, one to eight decks, every kind of fieldset, suited bonuses;
 * the collector pause the batch view runs under;
 * the settlement answer (:func:`service.scoring.settlement_answer`, written straight into
   dicts) against the same data dumped by ``SettlementResponseSchema``.
