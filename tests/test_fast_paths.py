@@ -568,3 +568,20 @@ def test_batch_endpoint_with_mixed_bad_hands_and_decks(client: FlaskClient) -> N
     assert sparse["evaluations"] == [{"label": e["label"], "score": e["score"]} for e in full["evaluations"]]
     assert full["evaluations"] == expected([[CARDS.index(c) for c in (parse_card(t) for t in h)] for h in hands],
                                            PROFILES["standard"].rules)
+
+
+@pytest.mark.parametrize("profile", ["standard", "liberal"])
+def test_formations_keep_their_positions(profile: str) -> None:
+    """The engine keeps where the ox and power cards sit in the hand as given (nothing
+    finds them again by matching text): both evaluators, equal positions, right cards."""
+    rules = PROFILES[profile].rules
+    for codes in random_hands(500, 2, seed=18):
+        hand = cards_of(codes)
+        fast, reference = evaluate(hand, rules), evaluate_reference(hand, rules)
+        assert fast == reference
+        for formation in (fast.ox, fast.power):
+            if formation is not None:
+                assert [hand[i] for i in formation.positions] == list(formation.cards)
+                assert list(formation.positions) == sorted(formation.positions)
+        if fast.ox is not None and fast.power is not None:
+            assert sorted(fast.ox.positions + fast.power.positions) == [0, 1, 2, 3, 4]

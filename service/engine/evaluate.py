@@ -47,10 +47,13 @@ class Formation:
     :param cards: the cards, in the order they appear in the hand.
     :param points: the ox points each card counted for, same order (a 3 or 6 shows the
         value chosen for it).
+    :param positions: where each card is in the hand as given (0..4, ascending), so that
+        nothing needs to find the cards again by matching them.
     """
 
     cards: tuple[Card, ...]
     points: tuple[int, ...]
+    positions: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -287,4 +290,4 @@ def _formation(
     if not positions:
         return None
     pairs = sorted((order[p], pt) for p, pt in zip(positions, points, strict=True))
-    return Formation(tuple(hand[i] for i, _ in pairs), tuple(pt for _, pt in pairs))
+    return Formation(tuple(hand[i] for i, _ in pairs), tuple(pt for _, pt in pairs), tuple(i for i, _ in pairs))

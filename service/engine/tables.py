@@ -439,8 +439,8 @@ def evaluate(hand: Sequence[Card], rules: Rules) -> Evaluation:
     ox = power = None
     if slot is not None and projection is not None:
         ox_at, ox_points, power_at, power_points = projection
-        ox = Formation(tuple(hand[i] for i in ox_at), tuple(ox_points))
-        power = Formation(tuple(hand[i] for i in power_at), tuple(power_points))
+        ox = Formation(tuple(hand[i] for i in ox_at), tuple(ox_points), tuple(ox_at))
+        power = Formation(tuple(hand[i] for i in power_at), tuple(power_points), tuple(power_at))
     return Evaluation(
         hand=tuple(hand),
         category=entry.category,
