@@ -19,11 +19,20 @@ from service.engine.settle import BETS, MAX_STAKE
 from service.serialize import evaluation_dict
 
 __all__ = [
+    "MAX_DECKS",
     "BatchRequestSchema",
     "EvaluationRequestSchema",
     "ExposureRequestSchema",
+    "ExposureResponseSchema",
+    "ProfileListSchema",
+    "ProfileSchema",
     "RankingRequestSchema",
+    "RankingResponseSchema",
+    "ScoringRequestSchema",
     "SettlementRequestSchema",
+    "SettlementResponseSchema",
+    "bet_field",
+    "card_codes",
     "max_players",
 ]
 
@@ -223,7 +232,10 @@ class RulesOverridesSchema(_Strict):
     dealer_commission_bps = _int(0, MAX_BPS)
 
 
-class _ScoringRequest(_Strict):
+class ScoringRequestSchema(_Strict):
+    """What every scoring request may carry: ``decks`` (1..8, default 1) and ``rules``
+    (knob overrides, RULES.md section 7)."""
+
     decks = _decks_field()
     rules = _nested(RulesOverridesSchema, load_default=None, allow_none=False)
 
@@ -258,7 +270,7 @@ def _decks(data: Mapping[str, Any]) -> int | None:
     return decks if isinstance(decks, int) else None
 
 
-class EvaluationRequestSchema(_ScoringRequest):
+class EvaluationRequestSchema(ScoringRequestSchema):
     """``POST /v1/evaluations``: ``{"hand": [5 cards], "decks": 1, "rules": {...}}``.
 
     The most common body, ``{"hand": [five distinct cards]}``, loads without the field
@@ -293,7 +305,7 @@ class EvaluationRequestSchema(_ScoringRequest):
                 raise ValidationError(errors)
 
 
-class BatchRequestSchema(_ScoringRequest):
+class BatchRequestSchema(ScoringRequestSchema):
     """``POST /v1/evaluations/batch``: ``{"hands": [[5 cards], ...], "decks": 1}``."""
 
     hands = HandsField(1, MAX_BATCH, required=True, error_messages=MESSAGES)
@@ -315,7 +327,7 @@ class RankingEntrySchema(_Strict):
     hand = HandField(required=True, error_messages=MESSAGES)
 
 
-class RankingRequestSchema(_ScoringRequest):
+class RankingRequestSchema(ScoringRequestSchema):
     """``POST /v1/rankings``: 2 to 1,000 hands, each checked on its own."""
 
     hands = BoundedList(_nested(RankingEntrySchema), 2, MAX_RANKING, "hands", required=True)
@@ -337,7 +349,8 @@ class DealerSchema(_Strict):
     hand = HandField(required=True, error_messages=MESSAGES)
 
 
-def _bet_field() -> fields.String:
+def bet_field() -> fields.String:
+    """A ``bet`` member: ``double`` (the default) or ``equal`` (RULES.md section 6.1)."""
     return _choice(*BETS, load_default="double")
 
 
@@ -347,10 +360,10 @@ class PlayerSchema(_Strict):
     id = _id_field()
     hand = HandField(required=True, error_messages=MESSAGES)
     stake = _stake_field()
-    bet = _bet_field()
+    bet = bet_field()
 
 
-class SettlementRequestSchema(_ScoringRequest):
+class SettlementRequestSchema(ScoringRequestSchema):
     """``POST /v1/settlements``: a dealer, 1 to 82 players; cards counted across the table."""
 
     dealer = _nested(DealerSchema, required=True)
@@ -388,10 +401,10 @@ class ExposureSeatSchema(_Strict):
 
     id = _id_field()
     stake = _stake_field()
-    bet = _bet_field()
+    bet = bet_field()
 
 
-class ExposureRequestSchema(_ScoringRequest):
+class ExposureRequestSchema(ScoringRequestSchema):
     """``POST /v1/exposures``: 1 to 82 seats (no hands), as many as ``decks`` can seat.
 
     >>> ExposureRequestSchema().load({"players": [{"stake": 5, "bet": "equal"}]})["players"]
