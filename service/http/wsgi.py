@@ -19,6 +19,8 @@ from service.logs import configure_logging
 from service.profiles import ProfilesFileError
 from service.settings import CorsConfigError
 
+__all__ = ["APP_LOAD_ERROR", "app"]
+
 #: gunicorn's ``Arbiter.APP_LOAD_ERROR``: the exit status for an application that cannot load.
 APP_LOAD_ERROR = 4
 
