@@ -10,8 +10,8 @@ command line and the API accept, reject and answer exactly alike. Problems are r
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from marshmallow import Schema, ValidationError
 
@@ -114,8 +114,7 @@ def load_body(schema: Schema, body: Any, profile_name: str, profiles: ProfileReg
     return Scoring(data, profile, rules, context)
 
 
-@dataclass(frozen=True)
-class Answer:
+class Answer(NamedTuple):
     """An operation's answer: the body, and for the metrics the profile and the category
     of every hand evaluated (input order).
 
@@ -126,7 +125,7 @@ class Answer:
 
     body: dict[str, Any]
     profile: str
-    categories: Sequence[str] = field(default=())
+    categories: Sequence[str] = ()
 
 
 def check_query(query: Query, takes: frozenset[str]) -> list[ErrorItem]:
