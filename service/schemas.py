@@ -1,4 +1,5 @@
-"""marshmallow schemas: request bodies in, response bodies out (the shapes of openapi.yaml).
+"""marshmallow schemas of the request bodies (the shapes of openapi.yaml; the responses are
+:mod:`service.response_schemas`, the analyses' requests :mod:`service.analysis_schemas`).
 
 Cards are parsed with the engine's notation table at the edge: a hand field loads to a
 tuple of card codes. :class:`HandsField` checks a whole list of hands in one pass (the
@@ -16,21 +17,15 @@ from service.engine.cards import CARD_CODES, HAND_SIZE, duplicate_message, parse
 from service.engine.cards import CardError as _CardError
 from service.engine.rules import CATEGORIES, MAX_BPS, MAX_PAYOUT, MAX_SUITED_MULTIPLIER, PAYOUT_KEYS
 from service.engine.settle import BETS, MAX_STAKE
-from service.serialize import evaluation_dict
 
 __all__ = [
     "MAX_DECKS",
     "BatchRequestSchema",
     "EvaluationRequestSchema",
     "ExposureRequestSchema",
-    "ExposureResponseSchema",
-    "ProfileListSchema",
-    "ProfileSchema",
     "RankingRequestSchema",
-    "RankingResponseSchema",
     "ScoringRequestSchema",
     "SettlementRequestSchema",
-    "SettlementResponseSchema",
     "bet_field",
     "card_codes",
     "max_players",
@@ -421,118 +416,3 @@ class ExposureRequestSchema(ScoringRequestSchema):
             raise ValidationError({"players": {"_self": [
                 f"{decks} deck{'s' if decks > 1 else ''} can seat at most {max_players(decks)} players "
                 f"besides the dealer, got {len(players)}"]}})
-
-
-# ---------------------------------------------------------------------------------------
-# Responses. An evaluation is dumped by one function (service.serialize), wrapped in a
-# field here; the batch path calls service.serialize.evaluation_dicts directly.
-
-
-class EvaluationField(fields.Field[Any]):
-    """Dumps an :class:`~service.engine.evaluate.Evaluation` (the ``Evaluation`` schema)."""
-
-    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
-        return evaluation_dict(value)
-
-
-class ScoringContextSchema(Schema):
-    """What every scoring response carries: the profile and the effective rules' digest."""
-
-    profile = fields.String()
-    rules_digest = fields.String()
-    rules = fields.Dict()
-    max_payout = fields.Integer()
-
-
-class RankedHandSchema(Schema):
-    """One place in a ranking."""
-
-    index = fields.Integer()
-    id = fields.String(allow_none=True)
-    position = fields.Integer()
-    evaluation = EvaluationField()
-
-
-class RankingResponseSchema(ScoringContextSchema):
-    """``{"profile", "rules_digest", "ranking": [...]}``, strongest first."""
-
-    ranking = fields.List(fields.Nested(RankedHandSchema))
-
-
-class ExposureSchema(Schema):
-    """``{"max_loss", "max_win"}`` (RULES.md section 6.3)."""
-
-    max_loss = fields.Integer()
-    max_win = fields.Integer()
-
-
-class DealerResultSchema(Schema):
-    """The dealer's hand, gross result, commission, net amount and exposure."""
-
-    evaluation = EvaluationField()
-    gross = fields.Integer()
-    commission = fields.Integer()
-    net = fields.Integer()
-    exposure = fields.Nested(ExposureSchema)
-
-
-class PlayerResultSchema(Schema):
-    """One player's settled result."""
-
-    id = fields.String(allow_none=True)
-    evaluation = EvaluationField()
-    stake = fields.Integer()
-    bet = fields.String()
-    outcome = fields.String()
-    gross = fields.Integer()
-    commission = fields.Integer()
-    amount = fields.Integer()
-    exposure = fields.Nested(ExposureSchema)
-
-
-class SettlementResponseSchema(ScoringContextSchema):
-    """``{"profile", "rules_digest", "dealer": {...}, "players": [...], "house"}``."""
-
-    dealer = fields.Nested(DealerResultSchema)
-    players = fields.List(fields.Nested(PlayerResultSchema))
-    house = fields.Integer()
-
-
-class ExposureSeatResultSchema(Schema):
-    """One seat's exposure before the deal."""
-
-    id = fields.String(allow_none=True)
-    stake = fields.Integer()
-    bet = fields.String()
-    exposure = fields.Nested(ExposureSchema)
-
-
-class ExposureDealerSchema(Schema):
-    """The dealer's exposure before the deal."""
-
-    exposure = fields.Nested(ExposureSchema)
-
-
-class ExposureResponseSchema(ScoringContextSchema):
-    """``{"profile", "rules_digest", "max_payout", "dealer": {...}, "players": [...]}``."""
-
-    dealer = fields.Nested(ExposureDealerSchema)
-    players = fields.List(fields.Nested(ExposureSeatResultSchema))
-
-
-class ProfileSchema(Schema):
-    """A rules profile with its full rules."""
-
-    name = fields.String()
-    description = fields.String()
-    builtin = fields.Boolean()
-    extends = fields.String(allow_none=True)
-    rules_digest = fields.Function(lambda p: p.rules.digest())
-    rules = fields.Function(lambda p: p.rules.as_dict())
-    max_payout = fields.Function(lambda p: p.rules.max_payout)
-
-
-class ProfileListSchema(Schema):
-    """``{"profiles": [...]}``."""
-
-    profiles = fields.List(fields.Nested(ProfileSchema))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.profiles import ProfileRegistry
-from service.schemas import ProfileListSchema, ProfileSchema
+from service.response_schemas import ProfileListSchema, ProfileSchema
 
 __all__ = ["get_profile", "list_profiles"]
 

@@ -24,15 +24,13 @@ from service.engine.settle import MAX_SAFE_INTEGER, Settlement, settle
 from service.engine.tables import evaluator
 from service.errors import ErrorItem, InvalidRequestError, flatten_messages, pointer
 from service.profiles import ProfileRegistry, UnknownProfileError
+from service.response_schemas import ExposureResponseSchema, RankingResponseSchema, SettlementResponseSchema
 from service.schemas import (
     BatchRequestSchema,
     EvaluationRequestSchema,
     ExposureRequestSchema,
-    ExposureResponseSchema,
     RankingRequestSchema,
-    RankingResponseSchema,
     SettlementRequestSchema,
-    SettlementResponseSchema,
 )
 from service.serialize import evaluate_batch, evaluation_dict, parse_fields, select
 
@@ -234,7 +232,7 @@ def settlement_answer(s: Scoring) -> tuple[dict[str, Any], list[Evaluation]]:
     """The answer of ``POST /v1/settlements`` and the evaluations it made (dealer first).
 
     Written straight into dicts (the hot path of every settlement): the same data as
-    :class:`~service.schemas.SettlementResponseSchema` dumps, which the tests compare.
+    :class:`~service.response_schemas.SettlementResponseSchema` dumps, which the tests compare.
     """
     result, exposure = settle_request(s)
     dealer = result.dealer
@@ -252,7 +250,7 @@ def settlement_answer(s: Scoring) -> tuple[dict[str, Any], list[Evaluation]]:
 
 
 def settlement_answer_dumped(s: Scoring) -> dict[str, Any]:
-    """:func:`settlement_answer`'s body through :class:`~service.schemas.SettlementResponseSchema`
+    """:func:`settlement_answer`'s body through :class:`~service.response_schemas.SettlementResponseSchema`
     (the reference the tests compare the hot path with)."""
     result, exposure = settle_request(s)
     dumped: dict[str, Any] = _SETTLEMENT_OUT.dump(s.context | {
