@@ -62,7 +62,7 @@ def _median_of(runs: int, fn: Callable[[], object]) -> float:
 
 def _batch_path(codes: list[list[int]], rules: Rules) -> None:
     """What the batch view runs: evaluation data with the cyclic collector paused."""
-    from service import gc_pause
+    from service.http import gc_pause
     from service.serialize import evaluation_dicts
 
     with gc_pause.paused():

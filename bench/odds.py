@@ -19,11 +19,11 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-from service.app import create_app
 from service.engine.cards import CARDS
 from service.engine.odds import distribution, house_edge, odds
 from service.engine.partial import partial_odds
 from service.engine.rules import PROFILES
+from service.http.app import create_app
 
 __all__ = ["main"]
 

@@ -9,7 +9,7 @@
 * the one-pass batch validation (:class:`service.schemas.HandsField`): every bad card of
   every hand named by its exact JSON pointer;
 * the collector pause the batch view runs under;
-* the settlement answer (:func:`service.scoring.settlement_answer`, written straight into
+* the settlement answer (:func:`service.operations.scoring.settlement_answer`, written straight into
   dicts) against the same data dumped by ``SettlementResponseSchema``.
 
 No timings here: bench/ measures speed.
@@ -26,11 +26,11 @@ import orjson
 import pytest
 from flask.testing import FlaskClient
 
-from service import gc_pause
 from service.engine.cards import CARDS, Card
 from service.engine.evaluate import evaluate_reference
 from service.engine.rules import PROFILES, Rules, apply_overrides
 from service.engine.tables import _PLACEMENTS, BUILD_THRESHOLD, evaluate, resolve_many, table_for, use_table
+from service.http import gc_pause
 from service.serialize import evaluation_dict, evaluation_dicts
 
 PROFILE_NAMES = sorted(PROFILES)
@@ -356,9 +356,9 @@ def test_single_hand_fast_load_equals_the_fields() -> None:
 
 @pytest.mark.parametrize("profile", PROFILE_NAMES)
 def test_settlement_answer_is_the_schema_dump(profile: str) -> None:
+    from service.operations.scoring import load_body, settlement_answer, settlement_answer_dumped
     from service.profiles import ProfileRegistry
     from service.schemas import SettlementRequestSchema
-    from service.scoring import load_body, settlement_answer, settlement_answer_dumped
 
     rng = random.Random(f"settle-{profile}")
     for players, rules in ((1, None), (9, {"commission_bps": 250, "dealer_commission_bps": 700}), (40, None)):
@@ -372,7 +372,7 @@ def test_settlement_answer_is_the_schema_dump(profile: str) -> None:
         if rules is not None:
             body["rules"] = rules
         errors: list[Any] = []
-        s = load_body(SettlementRequestSchema(), body, profile, ProfileRegistry(), errors, profiles_hint="-")
+        s = load_body(SettlementRequestSchema(), body, profile, ProfileRegistry(), errors)
         assert s is not None, errors
         answer, evaluations = settlement_answer(s)
         assert orjson.dumps(answer) == orjson.dumps(settlement_answer_dumped(s))  # same data, same order

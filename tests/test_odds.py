@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from service.app import create_app
 from service.engine.cards import CARD_CODES, CARDS, Card
 from service.engine.odds import (
     Odds,
@@ -35,6 +34,7 @@ from service.engine.odds import (
 from service.engine.rules import PROFILES, Rules, apply_overrides
 from service.engine.settle import BETS, settle_one
 from service.engine.tables import evaluate
+from service.http.app import create_app
 from tests.test_exhaustive import PINNED_COUNTS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -22,7 +22,6 @@ import pytest
 from click.testing import CliRunner
 from flask.testing import FlaskClient
 
-from service.app import create_app
 from service.cli import cli
 from service.engine.cards import CARD_CODES, CARDS, Card
 from service.engine.evaluate import Evaluation
@@ -31,6 +30,7 @@ from service.engine.partial import partial_odds
 from service.engine.rules import PROFILES, Rules
 from service.engine.settle import settle_one
 from service.engine.tables import evaluate
+from service.http.app import create_app
 from tests.test_odds import RULE_SETS
 
 ROOT = Path(__file__).resolve().parents[1]
