@@ -33,22 +33,14 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 from werkzeug.wrappers import Response as WerkzeugResponse
 
 from service.engine.cards import CARDS, Card, duplicate_message
-from service.engine.odds import (
-    Distribution,
-    HouseEdge,
-    OddsError,
-    analysis_cost,
-    distribution,
-    house_edge,
-    house_edge_method,
-    labels_of,
-    odds,
-    pinned_house_edge,
-)
+from service.engine.cost import analysis_cost
+from service.engine.distribution import Distribution, distribution, labels_of
+from service.engine.evaluate import evaluate
+from service.engine.house_edge import HouseEdge, house_edge, house_edge_method, pinned_house_edge
+from service.engine.odds import OddsError, odds
 from service.engine.partial import ROLES, PartialOdds, max_opponents, partial_odds
 from service.engine.rules import Profile, Rules
 from service.engine.settle import BETS
-from service.engine.tables import evaluate
 from service.engine.text import echo
 from service.problems import ProblemError, problem_response, validation_problem
 from service.schemas import MAX_DECKS, _bet_field, _ScoringRequest, card_codes

@@ -11,7 +11,7 @@ from flask import Flask, Response
 from service import cors, observability
 from service.analysis_views import analyses
 from service.docs_views import docs
-from service.engine.odds import prepare as prepare_analyses
+from service.engine.cost import prepare as prepare_analyses
 from service.engine.tables import pin_table
 from service.problems import register_error_handlers
 from service.profiles import ProfileRegistry, load_profiles_file

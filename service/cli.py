@@ -38,8 +38,8 @@ import click
 import orjson
 from marshmallow import Schema
 
+from service.engine.evaluate import evaluator
 from service.engine.rules import Profile
-from service.engine.tables import evaluator
 from service.problems import ErrorItem
 from service.profiles import ProfileRegistry, ProfilesFileError, load_profiles_file
 from service.schemas import (

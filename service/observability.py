@@ -26,7 +26,7 @@ from prometheus_client import (
 from prometheus_client import multiprocess as prometheus_multiprocess
 from pythonjsonlogger.json import JsonFormatter
 
-from service.engine.evaluate import Evaluation
+from service.engine.hand import Evaluation
 
 __all__ = ["REQUEST_ID_HEADER", "configure_logging", "install", "json_formatter"]
 

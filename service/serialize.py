@@ -22,9 +22,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from service.engine.cards import CARDS
-from service.engine.evaluate import Evaluation, evaluate_reference
+from service.engine.classes import RANK_WEIGHT
+from service.engine.hand import Evaluation
+from service.engine.reference import evaluate_reference
 from service.engine.rules import Rules
-from service.engine.tables import RANK_WEIGHT, resolve_many, use_table
+from service.engine.tables import resolve_many, use_table
 from service.engine.text import echo
 
 __all__ = ["EVALUATION_FIELDS", "evaluate_batch", "evaluation_dict", "evaluation_dicts", "parse_fields", "select"]
