@@ -23,6 +23,8 @@ use, exactly once, under a lock of its own so that a long build never holds up a
 (None, 3, 0, 3)
 >>> cache.get_or_build("d", lambda: 4), sorted(cache.keys())
 (4, ['c', 'd', 'standard'])
+>>> cache.resize(1), cache.keys()
+(2, ['standard', 'd'])
 """
 
 from __future__ import annotations
@@ -56,6 +58,20 @@ class BoundedCache(Generic[K, V]):
         self._pinned: dict[K, V] = {}
         self._recent: OrderedDict[K, V] = OrderedDict()
         self._lock = lock or threading.Lock()
+
+    def resize(self, size: int) -> int:
+        """Keep at most ``size`` unpinned entries from now on, evicting the least recently
+        used ones beyond it now; returns the previous bound.
+
+        :raises ValueError: ``size`` is below 1.
+        """
+        if size < 1:
+            raise ValueError("a cache holds at least one entry")
+        with self._lock:
+            previous, self.size = self.size, size
+            while len(self._recent) > size:
+                self._recent.popitem(last=False)
+            return previous
 
     def get(self, key: K) -> V | None:
         """The value for ``key`` (now the most recently used), or ``None``."""
@@ -155,8 +171,8 @@ class EngineCache:
     Traceback (most recent call last):
         ...
     ValueError: the engine already has a cache named 'hands'
-    >>> _ = hands.put("a", 1); engine.sections()
-    {'hands': (1, 2)}
+    >>> _ = hands.put("a", 1); engine.sections(), engine["hands"] is hands
+    ({'hands': (1, 2)}, True)
     """
 
     def __init__(self) -> None:
@@ -187,6 +203,13 @@ class EngineCache:
         constant = Constant(build)
         self._constants[name] = constant
         return constant
+
+    def __getitem__(self, name: str) -> BoundedCache[Any, Any]:
+        """The section named ``name`` (tests shrink one to force evictions).
+
+        :raises KeyError: no such section.
+        """
+        return self._sections[name]
 
     def sections(self) -> dict[str, tuple[int, int]]:
         """Per section, ``(entries held, pinned included; unpinned bound)``; per constant,
