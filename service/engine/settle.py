@@ -22,7 +22,7 @@ from service.engine.hand import Evaluation
 from service.engine.rules import MAX_BPS, Rules
 
 __all__ = ["BETS", "MAX_SAFE_INTEGER", "MAX_STAKE", "Bet", "Outcome", "PlayerResult", "Settlement", "commission",
-           "settle"]
+           "settle", "settle_one"]
 
 #: The largest stake, in the caller's minor unit (RULES.md section 6).
 MAX_STAKE = 10**12
