@@ -7,7 +7,7 @@ method of openapi.yaml.
 Every profile's analyses are computed before the workers fork (:func:`service.app.create_app`)
 and are never refused. Work that is not cached (a table for custom rules, odds with
 several decks under rules that use suits) is estimated with
-:func:`~service.engine.odds.analysis_cost`; under :data:`CHEAP_SECONDS` it just runs,
+:func:`~service.engine.cost.analysis_cost`; under :data:`CHEAP_SECONDS` it just runs,
 above it is paid from an :class:`AnalysisBudget`: seconds per minute for each client
 address (``ANALYSIS_BUDGET_SECONDS``, from ``GNAU_ANALYSIS_BUDGET_SECONDS``, default 10)
 and for all clients of the worker (``ANALYSIS_POOL_SECONDS``, default 30). When either is

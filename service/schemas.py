@@ -416,7 +416,7 @@ class ExposureRequestSchema(_ScoringRequest):
 
 
 class EvaluationField(fields.Field[Any]):
-    """Dumps an :class:`~service.engine.evaluate.Evaluation` (the ``Evaluation`` schema)."""
+    """Dumps an :class:`~service.engine.hand.Evaluation` (the ``Evaluation`` schema)."""
 
     def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
         return evaluation_dict(value)

@@ -28,10 +28,10 @@ from flask.testing import FlaskClient
 
 from service import gc_pause
 from service.engine.cards import CARDS, Card
-from service.engine.evaluate import evaluate
+from service.engine.evaluate import BUILD_THRESHOLD, evaluate, use_table
 from service.engine.reference import evaluate_reference
 from service.engine.rules import PROFILES, Rules, apply_overrides
-from service.engine.tables import BUILD_THRESHOLD, PLACEMENTS, resolve_many, table_for, use_table
+from service.engine.tables import PLACEMENTS, resolve_many, table_for
 from service.serialize import evaluation_dict, evaluation_dicts
 
 PROFILE_NAMES = sorted(PROFILES)
