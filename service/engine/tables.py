@@ -154,11 +154,12 @@ class Table:
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
         entries: list[Entry] = []
+        seen: dict[FormationSlot, FormationSlot] = {}  # this build's slots, interned once each
         for _, codes in CLASSES:
             cards = [CARDS[c] for c in codes]
             best = best_candidates(cards, rules)
             top = best[0]
-            slots = tuple(_interned_slot(c) for c in best if c.ox)
+            slots = tuple(_interned_slot(c, seen) for c in best if c.ox)
             entries.append(
                 Entry(
                     category=top.category,
@@ -197,11 +198,15 @@ _SLOTS: BoundedCache[FormationSlot, FormationSlot] = CACHE.section("formation sl
 _TABLES: BoundedCache[Rules, Table] = CACHE.section("tables", 8)
 
 
-def _interned_slot(candidate: Candidate) -> FormationSlot:
-    """The formation slot of a candidate with an ox, one object for equal slots."""
+def _interned_slot(candidate: Candidate, seen: dict[FormationSlot, FormationSlot]) -> FormationSlot:
+    """The formation slot of a candidate with an ox, one object for equal slots of every
+    table (``seen``: the slots of the table being built, so each takes the lock once)."""
     c = candidate
     slot = FormationSlot(c.ox, c.ox_points, c.power, c.power_points, c.nenku)  # type: ignore[arg-type]
-    return _SLOTS.pin(slot, slot)
+    found = seen.get(slot)
+    if found is None:
+        found = seen[slot] = _SLOTS.pin(slot, slot)
+    return found
 
 
 def pin_table(rules: Rules) -> Table:
