@@ -20,7 +20,9 @@ from collections.abc import Callable
 from functools import partial
 
 from service.engine.cards import CARDS
-from service.engine.odds import distribution, house_edge, odds
+from service.engine.distribution import distribution
+from service.engine.house_edge import house_edge
+from service.engine.odds import odds
 from service.engine.partial import partial_odds
 from service.engine.rules import PROFILES
 from service.http.app import create_app

@@ -27,9 +27,10 @@ import pytest
 from flask.testing import FlaskClient
 
 from service.engine.cards import CARDS, Card
-from service.engine.evaluate import evaluate_reference
+from service.engine.evaluate import BUILD_THRESHOLD, evaluate, use_table
+from service.engine.reference import evaluate_reference
 from service.engine.rules import PROFILES, Rules, apply_overrides
-from service.engine.tables import _PLACEMENTS, BUILD_THRESHOLD, evaluate, resolve_many, table_for, use_table
+from service.engine.tables import PLACEMENTS, resolve_many, table_for
 from service.http import gc_pause
 from service.serialize import evaluation_dict, evaluation_dicts
 
@@ -132,7 +133,7 @@ def test_every_input_order_of_one_hand() -> None:
 def test_placements_map_sorted_positions_back_to_input() -> None:
     hand = [40, 7, 29, 3, 18]  # codes; sorted: 3, 7, 18, 29, 40
     order = tuple(sorted(range(5), key=hand.__getitem__))
-    for ox, placements in _PLACEMENTS.items():
+    for ox, placements in PLACEMENTS.items():
         ox_at, ox_from, power_at, power_from = placements[order]
         sorted_codes = sorted(hand)
         assert [hand[i] for i in ox_at] == sorted((sorted_codes[p] for p in ox), key=hand.index)

@@ -2,7 +2,7 @@
 
 Brute force here means: every completion of the known cards and every opponent hand are
 enumerated literally from the physical cards left (copies of a card apart), each final hand
-evaluated with the table (``tables.evaluate``) and each deal settled with ``settle_one`` —
+evaluated with the table (``service.engine.evaluate.evaluate``) and each deal settled with ``settle_one`` —
 nothing shared with the grouped computations of ``service.engine.partial``.
 """
 
@@ -24,12 +24,12 @@ from flask.testing import FlaskClient
 
 from service.cli import cli
 from service.engine.cards import CARD_CODES, CARDS, Card
-from service.engine.evaluate import Evaluation
+from service.engine.evaluate import evaluate
+from service.engine.hand import Evaluation
 from service.engine.odds import OddsError, odds
 from service.engine.partial import partial_odds
 from service.engine.rules import PROFILES, Rules
 from service.engine.settle import settle_one
-from service.engine.tables import evaluate
 from service.http.app import create_app
 from tests.test_odds import RULE_SETS
 

@@ -51,27 +51,20 @@ import numpy as np
 import numpy.typing as npt
 
 from service.engine.cards import CARDS, Card
-from service.engine.odds import (
-    _CHUNK,
-    CHOOSE,
-    CLASS_COUNTS,
-    HAND,
-    PSEUDO_RANKS,
-    Chances,
-    OddsError,
-    _multiset_weights,
-    _pseudo_rank,
-    _slot_masks,
-    _suited,
-    _walk,
-    colex_rank,
-    dealer_pool,
-    labels_of,
-    odds,
-    uses_suits,
-)
+from service.engine.cards import HAND_SIZE as HAND
+from service.engine.classes import CHOOSE, CLASS_COUNTS, PSEUDO_RANKS
+from service.engine.classes import pseudo_rank as _pseudo_rank
+from service.engine.distribution import labels_of
+from service.engine.evaluate import evaluate
+from service.engine.odds import Chances, OddsError, dealer_pool, odds, uses_suits
 from service.engine.rules import Rules
-from service.engine.tables import Table, evaluate, table_for
+from service.engine.tables import Table, table_for
+from service.engine.walk import CHUNK as _CHUNK
+from service.engine.walk import colex_rank
+from service.engine.walk import multiset_weights as _multiset_weights
+from service.engine.walk import slot_masks as _slot_masks
+from service.engine.walk import suited_flags as _suited
+from service.engine.walk import walk as _walk
 
 __all__ = ["ROLES", "Completion", "PartialOdds", "max_opponents", "partial_odds"]
 

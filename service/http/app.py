@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import Flask, Response
 
-from service.engine.odds import prepare as prepare_analyses
+from service.engine.cost import prepare as prepare_analyses
 from service.engine.tables import pin_table
 from service.http import cors, observability
 from service.http.analyses import analyses

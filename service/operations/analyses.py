@@ -18,22 +18,14 @@ from typing import Any
 
 from service.analysis_schemas import AnalysisRequestSchema, HouseEdgeRequestSchema, OddsRequestSchema
 from service.engine.cards import CARDS, Card
-from service.engine.odds import (
-    Distribution,
-    HouseEdge,
-    OddsError,
-    analysis_cost,
-    distribution,
-    house_edge,
-    house_edge_method,
-    labels_of,
-    odds,
-    pinned_house_edge,
-)
+from service.engine.cost import analysis_cost
+from service.engine.distribution import Distribution, distribution, labels_of
+from service.engine.evaluate import evaluate
+from service.engine.house_edge import HouseEdge, house_edge, house_edge_method, pinned_house_edge
+from service.engine.odds import OddsError, odds
 from service.engine.partial import PartialOdds, partial_odds
 from service.engine.rules import Profile, Rules
 from service.engine.settle import BETS
-from service.engine.tables import evaluate
 from service.errors import ErrorItem, InvalidRequestError
 from service.operations.scoring import Query, cards, load
 from service.profiles import ProfileRegistry

@@ -17,11 +17,11 @@ from marshmallow import Schema, ValidationError
 
 from service.engine.cards import CARDS, Card
 from service.engine.compare import rank_hands as rank_evaluations
-from service.engine.evaluate import Evaluation
+from service.engine.evaluate import evaluator
 from service.engine.exposure import Exposure, TableExposure, table_exposure, worst_case_amount
+from service.engine.hand import Evaluation
 from service.engine.rules import Profile, Rules, RulesError, apply_overrides
 from service.engine.settle import MAX_SAFE_INTEGER, Settlement, settle
-from service.engine.tables import evaluator
 from service.errors import ErrorItem, InvalidRequestError, flatten_messages, pointer
 from service.profiles import ProfileRegistry, UnknownProfileError
 from service.response_schemas import ExposureResponseSchema, RankingResponseSchema, SettlementResponseSchema
