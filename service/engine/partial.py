@@ -31,6 +31,7 @@ place, :func:`~service.engine.deal_tally.net`, so a bet type that changes the am
 settles there. ``method`` says, as for five known cards, whether the rules use suits
 (``card_multisets``) or not (``rank_classes``), whichever grouping counted.
 
+>>> from math import comb
 >>> from service.engine.cards import parse_card
 >>> from service.engine.rules import PROFILES
 >>> p = partial_odds([parse_card(t) for t in "AS KH 10D 4C".split()], PROFILES["standard"].rules)

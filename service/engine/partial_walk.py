@@ -13,9 +13,9 @@ the same inclusion-exclusion runs over pairs (:func:`by_walk`).
 
 >>> from service.engine.rules import PROFILES
 >>> left = [2] * 52
->>> for c in (3, 49, 38, 12):   # AS KH 10D 4C
+>>> for c in (3, 50, 36, 13):   # AS KH 10D 4C
 ...     left[c] -= 1
->>> t = by_walk([3, 49, 38, 12], left, PROFILES["niu-niu"].rules, "player", {}, {})
+>>> t = by_walk([3, 50, 36, 13], left, PROFILES["niu-niu"].rules, "player", {}, {})
 >>> t.completions, t.deals == 100 * comb(99, 5)
 (100, True)
 """
