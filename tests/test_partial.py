@@ -331,14 +331,15 @@ def test_bad_forms_are_problems_naming_the_field(client: FlaskClient, body: dict
 def test_expensive_partial_odds_are_charged_to_the_budget() -> None:
     client = create_app({"TESTING": True, "PROFILES_FILE": None, "ANALYSIS_BUDGET_SECONDS": 0}).test_client()
     cheap = client.post("/v1/odds", json={"hand": ["AS", "KH", "10D", "4C"]})
-    assert cheap.status_code == 200  # under CHEAP_SECONDS: not counted
+    assert cheap.status_code == 200  # under CHEAP_SECONDS: not counted (suits or not, with one deck)
     costly = client.post("/v1/odds?profile=niu-niu", json={"hand": ["AS", "KH", "10D"]})
     assert costly.status_code == 403
     assert costly.get_json()["type"] == "/problems/analysis-disabled"
+    assert client.post("/v1/odds?profile=niu-niu", json={"hand": ["AS", "KH", "10D", "4C"]}).status_code == 200
     app = create_app({"TESTING": True, "PROFILES_FILE": None, "ANALYSIS_BUDGET_SECONDS": 0.5})
     client = app.test_client()
-    assert client.post("/v1/odds?profile=niu-niu", json={"hand": ["AS", "KH", "10D", "4C"]}).status_code == 200
-    refused = client.post("/v1/odds?profile=niu-niu", json={"hand": ["AS", "KH", "10D"]})
+    assert client.post("/v1/odds?profile=niu-niu", json={"hand": ["AS", "KH", "10D"]}).status_code == 200
+    refused = client.post("/v1/odds?profile=niu-niu", json={"hand": ["AS", "KH", "10D"], "decks": 2})
     assert refused.status_code == 429
     assert int(refused.headers["Retry-After"]) >= 1
 

@@ -1015,7 +1015,9 @@ def analysis_cost(rules: Rules, kind: str, decks: int = 1, known: int = HAND, be
     >>> analysis_cost(PROFILES["niu-niu"].rules, "odds", decks=8) >= 0.2
     True
     >>> prepare(PROFILES["niu-niu"].rules)
-    >>> analysis_cost(PROFILES["niu-niu"].rules, "odds", known=3) > 1.0       # 3 known cards, suits
+    >>> analysis_cost(PROFILES["niu-niu"].rules, "odds", known=3, decks=2) > 1.0   # 3 known cards, suits, 2 decks
+    True
+    >>> analysis_cost(PROFILES["niu-niu"].rules, "odds", known=4) < 0.1      # 4 known cards, suits, one deck
     True
     >>> analysis_cost(PROFILES["standard"].rules, "odds", known=4) < 0.1      # no suits: cheap
     True
@@ -1037,8 +1039,10 @@ def analysis_cost(rules: Rules, kind: str, decks: int = 1, known: int = HAND, be
     if kind == "house_edge" and rules.commission_bps:
         cost += 3.0  # the winnings: every (player class, weaker dealer class) product
     if kind == "odds" and known < HAND:
-        suits = uses_suits(rules)
-        cost += PARTIAL_SECONDS[known, suits] * (min(decks, 2.5) if suits else 1)  # flat from 2-3 decks on
+        from service.engine.partial_classes import class_path_applies  # partial odds import this module
+
+        way = "rank_classes" if not uses_suits(rules) else "classes" if class_path_applies(rules, [decks] * 52) else "walk"
+        cost += PARTIAL_SECONDS[known, way] * (min(decks, 2.5) if way == "walk" else 1)  # the walk: flat from 2-3 decks
     return cost
 
 
@@ -1046,11 +1050,14 @@ def analysis_cost(rules: Rules, kind: str, decks: int = 1, known: int = HAND, be
 #: many seconds per deck in play on the reference machine (0.22 s measured with 8 decks).
 ODDS_SECONDS_PER_DECK = 0.0275
 
-#: Odds from fewer known cards (:mod:`service.engine.partial`), by (known cards, rules use
-#: suits): seconds on one core beside the five-card cost (per deck when suits are used;
-#: bench/odds.py measures them). Under ``CHEAP_SECONDS`` only without suits.
-PARTIAL_SECONDS: dict[tuple[int, bool], float] = {(4, False): 0.01, (3, False): 0.06,
-                                                  (4, True): 0.25, (3, True): 1.2}
+#: Odds from fewer known cards (:mod:`service.engine.partial`), by (known cards, how they are
+#: counted): seconds on one core beside the five-card cost, as bench/odds.py measures them:
+#: ``rank_classes`` (rules without suits), ``classes`` (suits, one deck) and ``walk`` (suits
+#: with several decks, or a suited bonus with ``high_card`` ties; per deck). 4 known cards
+#: are under ``CHEAP_SECONDS`` but on the walk.
+PARTIAL_SECONDS: dict[tuple[int, str], float] = {(4, "rank_classes"): 0.012, (3, "rank_classes"): 0.07,
+                                                 (4, "classes"): 0.02, (3, "classes"): 0.12,
+                                                 (4, "walk"): 0.25, (3, "walk"): 1.2}
 
 
 # --------------------------------------------------------------------------------------
