@@ -1040,9 +1040,12 @@ def analysis_cost(rules: Rules, kind: str, decks: int = 1, known: int = HAND, be
         cost += 3.0  # the winnings: every (player class, weaker dealer class) product
     if kind == "odds" and known < HAND:
         from service.engine.partial_classes import class_path_applies  # partial odds import this module
+        from service.engine.suited_hands import suited_hands_ready
 
         way = "rank_classes" if not uses_suits(rules) else "classes" if class_path_applies(rules, [decks] * 52) else "walk"
         cost += PARTIAL_SECONDS[known, way] * (min(decks, 2.5) if way == "walk" else 1)  # the walk: flat from 2-3 decks
+        if way == "classes" and not suited_hands_ready(rules):
+            cost += 0.5  # listing the suited hands the first time
     return cost
 
 
