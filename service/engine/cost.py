@@ -17,7 +17,9 @@ from service.engine.cards import HAND_SIZE
 from service.engine.distribution import distribution_ready, pinned_distribution
 from service.engine.house_edge import house_edge_ready, pinned_house_edge
 from service.engine.odds import uses_suits
+from service.engine.partial_classes import class_path_applies
 from service.engine.rules import Rules
+from service.engine.suited_hands import pin_suited_hands, suited_hands_ready
 from service.engine.tables import has_table
 from service.engine.walk import walk, walk_ready
 
@@ -28,8 +30,8 @@ def prepare(rules: Rules) -> None:
     """Compute a profile's one-deck analyses that every request may need now, and keep them
     for the life of the process (the app does this for every profile before the workers
     fork, so that they are shared and never refused): the distribution, the house edge of
-    the ``double`` bet when the rules take no commission, and the card-multiset walk when
-    the rules use suits. The house edges that need a commission's winnings (seconds each)
+    the ``double`` bet when the rules take no commission, the card-multiset walk when
+    the rules use suits, and the one-deck suited hands when they pay a suited bonus. The house edges that need a commission's winnings (seconds each)
     are computed on first request by
     :func:`~service.engine.house_edge.pinned_house_edge`.
 
@@ -42,6 +44,7 @@ def prepare(rules: Rules) -> None:
         pinned_house_edge(rules, "double")
     if uses_suits(rules):
         walk()
+        pin_suited_hands(rules)
 
 
 def analysis_cost(rules: Rules, kind: str, decks: int = 1, known: int = HAND_SIZE, bet: str = "double") -> float:
@@ -62,7 +65,9 @@ def analysis_cost(rules: Rules, kind: str, decks: int = 1, known: int = HAND_SIZ
     >>> analysis_cost(PROFILES["niu-niu"].rules, "odds", decks=8) >= 0.2
     True
     >>> prepare(PROFILES["niu-niu"].rules)
-    >>> analysis_cost(PROFILES["niu-niu"].rules, "odds", known=3) > 1.0       # 3 known cards, suits
+    >>> analysis_cost(PROFILES["niu-niu"].rules, "odds", known=3, decks=2) > 1.0   # 3 known cards, suits, 2 decks
+    True
+    >>> analysis_cost(PROFILES["niu-niu"].rules, "odds", known=4) < 0.1      # 4 known cards, suits, one deck
     True
     >>> analysis_cost(PROFILES["standard"].rules, "odds", known=4) < 0.1      # no suits: cheap
     True
@@ -82,8 +87,10 @@ def analysis_cost(rules: Rules, kind: str, decks: int = 1, known: int = HAND_SIZ
     if kind == "house_edge" and rules.commission_bps:
         cost += 3.0  # the winnings: every (player class, weaker dealer class) product
     if kind == "odds" and known < HAND_SIZE:
-        suits = uses_suits(rules)
-        cost += PARTIAL_SECONDS[known, suits] * (min(decks, 2.5) if suits else 1)  # flat from 2-3 decks on
+        way = "rank_classes" if not uses_suits(rules) else "classes" if class_path_applies(rules, [decks] * 52) else "walk"
+        cost += PARTIAL_SECONDS[known, way] * (min(decks, 2.5) if way == "walk" else 1)  # the walk: flat from 2-3 decks
+        if way == "classes" and not suited_hands_ready(rules):
+            cost += 0.5  # listing the suited hands the first time
     return cost
 
 
@@ -91,8 +98,11 @@ def analysis_cost(rules: Rules, kind: str, decks: int = 1, known: int = HAND_SIZ
 #: many seconds per deck in play on the reference machine (0.22 s measured with 8 decks).
 ODDS_SECONDS_PER_DECK = 0.0275
 
-#: Odds from fewer known cards (:mod:`service.engine.partial`), by (known cards, rules use
-#: suits): seconds on one core beside the five-card cost (per deck when suits are used;
-#: bench/odds.py measures them). Under ``CHEAP_SECONDS`` only without suits.
-PARTIAL_SECONDS: dict[tuple[int, bool], float] = {(4, False): 0.01, (3, False): 0.06,
-                                                  (4, True): 0.25, (3, True): 1.2}
+#: Odds from fewer known cards (:mod:`service.engine.partial`), by (known cards, how they are
+#: counted): seconds on one core beside the five-card cost, as bench/odds.py measures them:
+#: ``rank_classes`` (rules without suits), ``classes`` (suits, one deck) and ``walk`` (suits
+#: with several decks, or a suited bonus with ``high_card`` ties; per deck). 4 known cards
+#: are under ``CHEAP_SECONDS`` but on the walk.
+PARTIAL_SECONDS: dict[tuple[int, str], float] = {(4, "rank_classes"): 0.012, (3, "rank_classes"): 0.07,
+                                                 (4, "classes"): 0.02, (3, "classes"): 0.12,
+                                                 (4, "walk"): 0.25, (3, "walk"): 1.2}

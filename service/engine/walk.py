@@ -203,13 +203,14 @@ def multiset_weights(codes: npt.NDArray[np.uint8], left: npt.NDArray[np.int32]) 
 @dataclass(frozen=True)
 class Chunk:
     """Live rows of one chunk of the walk: their indexes (= high-card order), weights
-    (``None``: one each), classes, monochrome masks and flush flags."""
+    (``None``: one each), classes, monochrome masks, flush flags and card codes."""
 
     rows: npt.NDArray[np.intp]
     weights: npt.NDArray[np.int32] | None
     klass: npt.NDArray[np.int16]
     mono: npt.NDArray[np.uint16]
     flush: npt.NDArray[np.bool_]
+    codes: npt.NDArray[np.uint8]
 
 
 def walk_chunks(left: Sequence[int]) -> Iterator[Chunk]:
@@ -232,7 +233,7 @@ def walk_chunks(left: Sequence[int]) -> Iterator[Chunk]:
             live = np.flatnonzero(weights)
             weights = weights[live]
         yield Chunk(live + start, weights, rows.klass[start:end][live], rows.mono[start:end][live],
-                    rows.flush[start:end][live])
+                    rows.flush[start:end][live], rows.codes[start:end][live])
 
 
 def class_tally(chunk: Chunk, where: npt.NDArray[np.bool_], n: int) -> IntArray:
