@@ -1,23 +1,23 @@
 """Evaluations as JSON-ready data (the ``Evaluation`` schema of openapi.yaml).
 
 One function, :func:`_evaluation`, writes the shape; everything else feeds it:
-:func:`evaluation_dict` from an :class:`~service.engine.evaluate.Evaluation` (single
+:func:`evaluation_dict` from an :class:`~service.engine.hand.Evaluation` (single
 answers, rankings, settlements, via the response schemas' fields), and
 :func:`evaluation_dicts` straight from card codes, which skips the
-:class:`~service.engine.evaluate.Evaluation` objects (about 10 µs a hand) and resolves
+:class:`~service.engine.hand.Evaluation` objects (about 10 µs a hand) and resolves
 hands with :func:`service.engine.tables.resolve_many` (about 1 µs a hand). Both give
 equal data for the same hand.
 
 The batch endpoint goes one step further with :func:`evaluations_json`: the answer's
 ``evaluations`` array as JSON text (an ``orjson.Fragment``), for hands read in one pass
-(:class:`~service.engine.cards.Hands`). A class-only fieldset (``label,score``) is
+(:class:`~service.engine.batch.Hands`). A class-only fieldset (``label,score``) is
 scored with numpy (:func:`~service.engine.tables.evaluate_many`) and each class's JSON
 written once; a full answer fills, per hand, a text template that :func:`_evaluation`
 wrote once per formation layout (:func:`_template`), with no dict per hand. Each gives
 byte for byte what ``orjson.dumps(evaluation_dicts(...))`` gives (the tests compare).
 
 >>> from service.engine.cards import parse_hand
->>> from service.engine.evaluate import evaluate_reference
+>>> from service.engine.reference import evaluate_reference
 >>> from service.engine.rules import Rules
 >>> hand = parse_hand("3S 6H 8D 4C 8H".split())
 >>> evaluation_dicts([[c.code for c in hand]], Rules()) == [evaluation_dict(evaluate_reference(hand, Rules()))]
@@ -37,10 +37,14 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from service.engine.cards import CARDS, HAND_SIZE, Hands
-from service.engine.evaluate import Evaluation, evaluate_reference
+from service.engine.batch import Hands
+from service.engine.cards import CARDS, HAND_SIZE
+from service.engine.classes import RANK_WEIGHT, class_indexes
+from service.engine.evaluate import use_table
+from service.engine.hand import Evaluation
+from service.engine.reference import evaluate_reference
 from service.engine.rules import CATEGORIES, Rules
-from service.engine.tables import RANK_WEIGHT, Table, choose_slot, evaluate_many, resolve_many, use_table
+from service.engine.tables import Table, choose_slot, evaluate_many, resolve_many
 from service.engine.text import echo
 
 __all__ = ["EVALUATION_FIELDS", "evaluate_batch", "evaluation_dict", "evaluation_dicts", "evaluations_json",
@@ -131,7 +135,7 @@ def evaluation_dicts(hands: Sequence[Sequence[int]], rules: Rules,
                      fields: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
     """:func:`evaluation_dict` of every hand, straight from card codes (the batch path).
 
-    Uses the rules' table when :func:`~service.engine.tables.use_table` says so, else the
+    Uses the rules' table when :func:`~service.engine.evaluate.use_table` says so, else the
     reference evaluator; the data is the same either way.
 
     :param hands: hands of five valid card codes (0..51) each, in input order.
@@ -208,7 +212,7 @@ def evaluations_json(hands: Sequence[Sequence[int]], rules: Rules,
     :param fields: only these members (:func:`parse_fields`); every member when ``None``.
     :return: the JSON array (embed it with ``orjson.dumps``) and the categories.
 
-    >>> from service.engine.cards import read_hands
+    >>> from service.engine.batch import read_hands
     >>> hands, _ = read_hands([["3S", "6H", "8D", "4C", "8H"]])
     >>> text, categories = evaluations_json(hands, Rules(), ("label", "payout"))
     >>> orjson.dumps({"evaluations": text}), categories
@@ -300,19 +304,22 @@ def _formations_json(hands: Hands, table: Table, rules: Rules,
                      fields: tuple[str, ...] | None) -> tuple[orjson.Fragment, list[str]]:
     """The evaluations' JSON array for any fieldset: per hand, a :func:`_template` filled.
 
-    What :func:`~service.engine.tables.resolve_many` does per hand (the class from the
-    card weights, the formation slot, its placement by the hand's order), with the orders
-    of the whole batch sorted by numpy at once.
+    What :func:`~service.engine.tables.resolve_many` does per hand (the class, the
+    formation slot, its placement by the hand's order), with the classes and the orders of
+    the whole batch found by numpy at once
+    (:func:`~service.engine.classes.class_indexes`, one sort).
     """
-    orders = _ORDER_INDEX[np.argsort(hands.array, axis=1, kind="stable") @ _ORDER_DIGITS].tolist()
-    by_weight, weight, text, all_orders = table.by_weight, RANK_WEIGHT, _TEXT, _ORDERS
+    ordered = np.argsort(hands.array, axis=1, kind="stable")
+    orders = _ORDER_INDEX[ordered @ _ORDER_DIGITS].tolist()
+    classes = class_indexes(np.take_along_axis(hands.array, ordered, axis=1), presorted=True).tolist()
+    entries, text, all_orders = table.entries, _TEXT, _ORDERS
     no_bonus, multiplier = rules.suited_bonus == "none", rules.suited_multiplier
     forms: dict[tuple[Any, ...], tuple[str, Callable[[tuple[Any, ...]], Any]]] = {}
     parts: list[str] = []
     categories: list[str] = []
-    for codes, o in zip(hands, orders, strict=True):
+    for codes, o, k in zip(hands, orders, classes, strict=True):
         a, b, c, d, e = codes
-        entry = by_weight[weight[a] + weight[b] + weight[c] + weight[d] + weight[e]]
+        entry = entries[k]
         if no_bonus:
             slot, suited, payout = entry.first_slot, False, entry.payout
         else:

@@ -9,7 +9,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.app import create_app
+from service.http.app import create_app
 
 ROOT = Path(__file__).resolve().parents[1]
 

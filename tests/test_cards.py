@@ -80,7 +80,8 @@ def test_read_hand_checks_the_shape() -> None:
 
 
 def test_read_hands_fast_and_per_hand_paths_agree() -> None:
-    from service.engine.cards import Hands, read_hand, read_hands
+    from service.engine.batch import Hands, read_hands
+    from service.engine.cards import read_hand
 
     good = [["AS", "2D", "3C", "4H", "5S"], ["as", "as", "Td", "0h", "k♣"]]
     hands, problems = read_hands(good)

@@ -16,8 +16,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.app import create_app
 from service.cli import main
+from service.http.app import create_app
 from tests.live_server import stop
 
 from .cases import COMMISSION_ROUNDS, NIU_NIU_ROWS, SETTLEMENTS, STANDARD_ROWS, hand

@@ -12,8 +12,9 @@ so sorting codes sorts by rank (ace low) and then by suit, and a higher code is 
 card in the ``high_card`` tie rule. ``CARDS[code]`` is the one :class:`Card` of a code.
 
 Every accepted spelling is turned into a card code at the edge by one reader,
-:func:`read_cards` (with :func:`read_hand` and :func:`read_hands` for the shape of a hand
-and of a batch), and every repeat check is one counter, :func:`count_excess`; the API's
+:func:`read_cards` (with :func:`read_hand` for the shape of a hand, and
+:func:`service.engine.batch.read_hands` for a batch), and every repeat check is one
+counter, :func:`count_excess`; the API's
 schemas, the command line and the analyses all use them, and :func:`parse_card` /
 :func:`parse_hand` are the same two, raising. Nothing inside the engine sees a spelling.
 
@@ -29,15 +30,10 @@ service.engine.cards.CardError: '1S' is not a card: write a rank (A 2-9 10 T 0 J
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
-from itertools import chain
-from typing import overload
-
-import numpy as np
-import numpy.typing as npt
 
 from service.engine.text import echo
 
@@ -50,7 +46,6 @@ __all__ = [
     "Card",
     "CardError",
     "HandError",
-    "Hands",
     "Rank",
     "Suit",
     "accepted_spellings",
@@ -60,7 +55,6 @@ __all__ = [
     "parse_hand",
     "read_cards",
     "read_hand",
-    "read_hands",
 ]
 
 #: Cards in a hand.
@@ -307,92 +301,14 @@ def read_hand(value: object) -> tuple[list[int | None], dict[int | None, str]]:
     return codes, problems
 
 
-class Hands(Sequence[tuple[int, ...]]):
-    """Hands read in one pass by :func:`read_hands`: a sequence of five-code tuples, made
-    only when asked for; :attr:`array` holds the same codes as one numpy array (for
-    :func:`count_excess` and the vectorised evaluation, which need no tuples).
-
-    :param codes: the hands' codes one after the other, one byte each.
-    :ivar array: the same codes as an ``(n, 5)`` ``uint8`` array (read-only).
-
-    >>> hands = Hands(bytes([3, 4, 9, 14, 19, 0, 1, 2, 3, 4]))
-    >>> len(hands), hands[1], hands.array[1].tolist(), hands == [(3, 4, 9, 14, 19), (0, 1, 2, 3, 4)]
-    (2, (0, 1, 2, 3, 4), [0, 1, 2, 3, 4], True)
-    """
-
-    __hash__ = None  # type: ignore[assignment]  # compares by value, like a list
-
-    def __init__(self, codes: bytes) -> None:
-        self.array: npt.NDArray[np.uint8] = np.frombuffer(codes, dtype=np.uint8).reshape(-1, HAND_SIZE)
-        self._codes = codes
-
-    @cached_property
-    def _rows(self) -> list[tuple[int, ...]]:
-        return list(zip(*[iter(self._codes)] * HAND_SIZE, strict=True))
-
-    def __len__(self) -> int:
-        return len(self.array)
-
-    @overload
-    def __getitem__(self, index: int) -> tuple[int, ...]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[tuple[int, ...]]: ...
-
-    def __getitem__(self, index: int | slice) -> tuple[int, ...] | list[tuple[int, ...]]:
-        return self._rows[index]
-
-    def __iter__(self) -> Iterator[tuple[int, ...]]:
-        return iter(self._rows)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and self._rows == list(other)
-
-    def __repr__(self) -> str:
-        return repr(self._rows)
-
-
-def read_hands(values: Sequence[object]) -> tuple[Sequence[Sequence[int | None]], dict[int, dict[int | None, str]]]:
-    """Read many hands (a batch): :func:`read_hand` of each, with a fast path inside.
-
-    When every hand is an array of five known spellings (the common case), the shapes
-    are checked in one pass and all the tokens are mapped at once: the hands come back as
-    :class:`Hands`. Otherwise each hand is read on its own, so every bad card is named.
-
-    :param values: the hands as sent.
-    :return: the codes of each hand (as :func:`read_hand` gives them) and the problems of
-        each hand that has any, by hand index.
-
-    >>> hands, problems = read_hands([["AS", "2D", "3C", "4H", "5S"]])
-    >>> hands, hands.array.shape, problems
-    ([(3, 4, 9, 14, 19)], (1, 5), {})
-    >>> read_hands([["AS", "2D", "3C", "4H", "5S"], ["AS"]])
-    ([[3, 4, 9, 14, 19], [3]], {1: {None: 'a hand is exactly 5 cards, got 1'}})
-    """
-    if set(map(type, values)) <= {list} and set(map(len, values)) <= {HAND_SIZE}:  # type: ignore[arg-type]
-        try:
-            flat = bytes(list(map(CARD_CODES.get, chain.from_iterable(values))))  # type: ignore[arg-type]
-        except TypeError:  # a token that is not a card (None), or unhashable
-            pass
-        else:
-            return Hands(flat), {}
-    out: list[Sequence[int | None]] = []
-    problems: dict[int, dict[int | None, str]] = {}
-    for i, value in enumerate(values):
-        codes, found = read_hand(value)
-        if found:
-            problems[i] = found
-        out.append(codes)
-    return out, problems
-
-
 def count_excess(hands: Sequence[Sequence[int | None]], decks: int, *,
                  shared: bool = True) -> list[tuple[int, int, int]]:
     """Find cards used more often than ``decks`` copies allow: the one repeat counter
     (RULES.md section 1).
 
     :param hands: hands (or other card lists, e.g. dead cards) of codes, ``None`` where a
-        card was bad (skipped); :class:`Hands` are checked with numpy first.
+        card was bad (skipped); :class:`~service.engine.batch.Hands` (a batch read in one
+        pass) say with numpy which of them to count.
     :param decks: how many decks are in play, 1..8.
     :param shared: count across all the lists (a table, a hand and its dead cards);
         ``False`` counts within each on its own (a batch of hands).
@@ -408,13 +324,8 @@ def count_excess(hands: Sequence[Sequence[int | None]], decks: int, *,
     """
     which: Iterable[int] = range(len(hands))
     if not shared:
-        if isinstance(hands, Hands):  # only hands holding a card twice can hold it too often
-            if decks >= HAND_SIZE:
-                return []
-            ordered = np.sort(hands.array, axis=1)
-            which = np.flatnonzero((ordered[:, 1:] == ordered[:, :-1]).any(axis=1)).tolist()
-        else:
-            which = [h for h, hand in enumerate(hands) if len(set(hand)) < len(hand)]
+        repeating = getattr(hands, "repeating", None)  # engine.batch.Hands: found with numpy
+        which = repeating(decks) if repeating else [h for h, hand in enumerate(hands) if len(set(hand)) < len(hand)]
     excess: list[tuple[int, int, int]] = []
     seen = [0] * DECK_SIZE
     for h in which:

@@ -35,7 +35,7 @@ from typing import Any
 from flask import Flask
 from werkzeug.test import TestResponse
 
-from service.app import create_app
+from service.http.app import create_app
 
 __all__ = ["CORPUS", "GENERATED_ID", "IGNORED_HEADERS", "app_named", "capture", "load", "replay", "requests"]
 
