@@ -12,7 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["ErrorItem", "InvalidRequestError", "flatten_messages", "pointer"]
+__all__ = ["UNKNOWN_FIELD", "ErrorItem", "InvalidRequestError", "flatten_messages", "in_body_order", "pointer"]
+
+#: What a request hears of a member its schema does not have.
+UNKNOWN_FIELD = "unknown field"
 
 #: One problem: ``{"pointer": "/players/2/hand/0", "detail": ...}`` or
 #: ``{"parameter": "profile", "detail": ...}``.
@@ -40,6 +43,35 @@ def pointer(*parts: object) -> str:
     ('/players/2/hand/0', '', '/a~1b/~0')
     """
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def in_body_order(messages: Any, body: Any) -> Any:
+    """marshmallow's messages with the unknown fields of each object in the order the body
+    gave them (marshmallow finds them through a set, whose order varies with string hashing
+    between processes); every other message keeps its place.
+
+    >>> in_body_order({"hand": ["bad"], "b": ["unknown field"], "a": ["unknown field"]}, {"a": 1, "hand": 2, "b": 3})
+    {'hand': ['bad'], 'a': ['unknown field'], 'b': ['unknown field']}
+    """
+    if not isinstance(messages, Mapping):
+        return messages
+    if isinstance(body, Mapping):
+        given = {key: i for i, key in enumerate(body)}
+        keys = list(messages)
+        slots = [i for i, key in enumerate(keys) if key in given and messages[key] == [UNKNOWN_FIELD]]
+        for slot, key in zip(slots, sorted((keys[i] for i in slots), key=given.__getitem__), strict=True):
+            keys[slot] = key
+    else:
+        keys = list(messages)
+    out = {}
+    for key in keys:
+        child: Any = None
+        if isinstance(body, Mapping):
+            child = body.get(key)
+        elif isinstance(body, list) and isinstance(key, int) and 0 <= key < len(body):
+            child = body[key]
+        out[key] = in_body_order(messages[key], child)
+    return out
 
 
 def flatten_messages(messages: Any, path: tuple[object, ...] = ()) -> list[ErrorItem]:

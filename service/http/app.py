@@ -14,7 +14,7 @@ from service.http.analyses import analyses
 from service.http.budget import AnalysisBudget
 from service.http.docs import docs
 from service.http.ops import ops, reject_query_on_reads
-from service.http.problems import register_error_handlers
+from service.http.problems import register_error_handlers, sorted_methods
 from service.http.profiles import profiles
 from service.http.runtime import Runtime, ServerState
 from service.http.scoring import scoring
@@ -75,4 +75,7 @@ def _no_sniffing(response: Response) -> Response:
     """Every response is what its Content-Type says: browsers must not guess (a problem
     body that echoes ``<script>`` stays JSON)."""
     response.headers["X-Content-Type-Options"] = "nosniff"
+    allow = response.headers.get("Allow")
+    if allow:  # Werkzeug lists methods from a set, in an order that varies between processes
+        response.headers["Allow"] = sorted_methods(allow)
     return response

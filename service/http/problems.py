@@ -26,6 +26,7 @@ __all__ = [
     "ProblemError",
     "problem_response",
     "register_error_handlers",
+    "sorted_methods",
     "validation_problem",
 ]
 
@@ -120,6 +121,16 @@ def problem_response(status: int, detail: str, *, type_: str | None = None,
     return response
 
 
+def sorted_methods(allow: str) -> str:
+    """An ``Allow`` value with its methods sorted: Werkzeug lists them from a set, whose
+    order varies with string hashing between processes, and every worker must answer alike.
+
+    >>> sorted_methods("POST, OPTIONS")
+    'OPTIONS, POST'
+    """
+    return ", ".join(sorted(m.strip() for m in allow.split(",") if m.strip()))
+
+
 def register_error_handlers(app: Flask) -> None:
     """Answer every error raised in ``app`` as problem details."""
 
@@ -145,7 +156,7 @@ def register_error_handlers(app: Flask) -> None:
         if status == 404:
             detail = f"There is no resource at {request.path}."
         elif status == 405:
-            allowed = base.headers.get("Allow", "")
+            allowed = sorted_methods(base.headers.get("Allow", ""))
             detail = f"{request.method} is not allowed on {request.path}; allowed: {allowed}."
         elif status == 413:
             detail = "The request body is over the 1 MiB limit."

@@ -22,7 +22,7 @@ from service.engine.exposure import Exposure, TableExposure, table_exposure, wor
 from service.engine.hand import Evaluation
 from service.engine.rules import Profile, Rules, RulesError, apply_overrides
 from service.engine.settle import MAX_SAFE_INTEGER, Settlement, settle
-from service.errors import ErrorItem, InvalidRequestError, flatten_messages, pointer
+from service.errors import ErrorItem, InvalidRequestError, flatten_messages, in_body_order, pointer
 from service.profiles import ProfileRegistry, UnknownProfileError
 from service.response_schemas import ExposureResponseSchema, RankingResponseSchema, SettlementResponseSchema
 from service.schemas import (
@@ -88,7 +88,7 @@ def load_body(schema: Schema, body: Any, profile_name: str, profiles: ProfileReg
         try:
             data = schema.load(body)
         except ValidationError as exc:
-            errors.extend(flatten_messages(exc.messages))
+            errors.extend(flatten_messages(in_body_order(exc.messages, body)))
             data = exc.valid_data if isinstance(exc.valid_data, dict) else {}
     rules = profile.rules if profile is not None else None
     if rules is not None and isinstance(data.get("rules"), Mapping):
