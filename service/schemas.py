@@ -32,6 +32,7 @@ __all__ = [
     "EvaluationRequestSchema",
     "ExposureRequestSchema",
     "RankingRequestSchema",
+    "RulesOverridesSchema",
     "ScoringRequestSchema",
     "SettlementRequestSchema",
     "bet_field",
