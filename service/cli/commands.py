@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -56,16 +57,25 @@ def _one_line(errors: list[ErrorItem]) -> str:
                      else f"--{e['parameter']}: {e['detail']}" for e in errors)
 
 
+def run(operation: Callable[[Any, operations.Query, ProfileRegistry], Any], body: dict[str, Any],
+        profile: str) -> Any:
+    """What an operation gives for ``body`` under ``profile`` (an ``Answer`` or answer data).
+
+    :raises InputError: naming every problem of the request, one line.
+    """
+    try:
+        return operation(body, {"profile": [profile]}, registry())
+    except InvalidRequestError as exc:
+        raise InputError(_one_line(exc.errors)) from None
+
+
 def answer(operation: Callable[[Any, operations.Query, ProfileRegistry], Any], body: dict[str, Any],
            profile: str) -> dict[str, Any]:
     """The answer of an operation to ``body`` under ``profile``, as the API gives it.
 
     :raises InputError: naming every problem of the request, one line.
     """
-    try:
-        result = operation(body, {"profile": [profile]}, registry())
-    except InvalidRequestError as exc:
-        raise InputError(_one_line(exc.errors)) from None
+    result = run(operation, body, profile)
     body_: dict[str, Any] = result.body if isinstance(result, operations.Answer) else result
     return body_
 
@@ -107,7 +117,8 @@ def cli() -> None:
 def evaluate(cards: tuple[str, ...], profile: str, decks: int | None, rules: str | None, as_json: bool) -> None:
     """Evaluate one hand of five CARDS, e.g. gnau evaluate AS KH 10D 3C 6S."""
     body = with_options({"hand": split_cards(cards)}, decks, rules)
-    _print(answer(operations.evaluate_hand, body, profile), as_json, evaluation_text)
+    result = run(partial(operations.evaluate_hand, with_evaluation=True), body, profile)
+    _print(result.body, as_json, lambda data: evaluation_text(data, result.evaluations[0]))
 
 
 @cli.command()

@@ -9,6 +9,8 @@ from typing import Any
 import click
 import orjson
 
+from service.engine.hand import Evaluation
+
 __all__ = ["emit_json", "evaluation_text", "exposure_text", "odds_text", "profile_text", "profiles_text",
            "ranking_text", "settlement_text", "table"]
 
@@ -30,19 +32,14 @@ def _flags(e: Mapping[str, Any]) -> str:
     return f" [{', '.join(flags)}]" if flags else ""
 
 
-def _parts(e: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """Each card's part and points: ``('ox', '7')``, ``('power', '10')`` or ``('-', '-')``."""
+def _parts(e: Evaluation) -> list[tuple[str, str]]:
+    """Each card's part and points: ``('ox', '7')``, ``('power', '10')`` or ``('-', '-')``,
+    from the formations' positions in the hand."""
     parts: dict[int, tuple[str, str]] = {}
-    for name in ("ox", "power"):
-        formation = e[name]
-        if formation is None:
-            continue
-        remaining = list(range(len(e["hand"])))
-        for card, points in zip(formation["cards"], formation["points"], strict=True):
-            i = next(i for i in remaining if e["hand"][i] == card and i not in parts)
-            remaining.remove(i)
-            parts[i] = (name, str(points))
-    return [parts.get(i, ("-", "-")) for i in range(len(e["hand"]))]
+    for name, formation in (("ox", e.ox), ("power", e.power)):
+        if formation is not None:
+            parts.update((i, (name, str(points))) for i, points in zip(formation.positions, formation.points, strict=True))
+    return [parts.get(i, ("-", "-")) for i in range(len(e.hand))]
 
 
 def _sums(e: Mapping[str, Any]) -> str:
@@ -55,12 +52,13 @@ def _sums(e: Mapping[str, Any]) -> str:
             f"power {' + '.join(map(str, power))} = {sum(power)}")
 
 
-def evaluation_text(body: Mapping[str, Any]) -> str:
-    """The ``evaluate`` table: headline, one row per card, the sums."""
+def evaluation_text(body: Mapping[str, Any], evaluation: Evaluation) -> str:
+    """The ``evaluate`` table: headline, one row per card (its part from ``evaluation``),
+    the sums."""
     head = (f"{' '.join(body['hand'])}: {body['label']}{_flags(body)}, pays {body['payout']}x "
             f"(profile {body['profile']})")
     rows: list[Sequence[object]] = [("card", "part", "points")]
-    rows += [(card, part, points) for card, (part, points) in zip(body["hand"], _parts(body), strict=True)]
+    rows += [(card, part, points) for card, (part, points) in zip(body["hand"], _parts(evaluation), strict=True)]
     return f"{head}\n{table(rows)}\n{_sums(body)}"
 
 

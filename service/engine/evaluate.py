@@ -18,13 +18,13 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 from service.engine.cache import CACHE, BoundedCache
-from service.engine.cards import Card
+from service.engine.cards import CARDS, Card
 from service.engine.hand import Evaluation, Formation
 from service.engine.reference import evaluate_reference
 from service.engine.rules import Rules
-from service.engine.tables import Table, built_table, resolve_many, table_for
+from service.engine.tables import Resolved, Table, built_table, resolve_many, table_for
 
-__all__ = ["BUILD_THRESHOLD", "evaluate", "evaluator", "use_table"]
+__all__ = ["BUILD_THRESHOLD", "evaluate", "evaluate_codes", "evaluator", "use_table"]
 
 #: How many hands have been asked for under rules that have no table yet (1,024 rules kept).
 _HANDS_SEEN: BoundedCache[Rules, int] = CACHE.section("hands seen without a table", 1024)
@@ -51,14 +51,41 @@ def evaluate(hand: Sequence[Card], rules: Rules) -> Evaluation:
     >>> e.label, [str(c) for c in e.power.cards], e.payout
     ('Double-Ox 8', ['8D', '8H'], 2)
     """
-    [(entry, slot, projection, suited, payout)] = resolve_many([[c.code for c in hand]], table_for(rules))
+    [resolved] = resolve_many([[c.code for c in hand]], table_for(rules))
+    return _evaluation(tuple(hand), resolved)
+
+
+def evaluate_codes(hands: Sequence[Sequence[int]], rules: Rules) -> list[Evaluation]:
+    """Evaluate hands given as card codes (what the card reader gives), the fastest way for
+    their number: one table look-up pass when :func:`use_table` gives a table, else the
+    reference evaluator (RULES.md sections 3-4, 7).
+
+    :param hands: hands of five valid card codes each (0..51), in input order.
+    :param rules: the rules to evaluate under.
+    :return: one evaluation per hand, in input order; the cards are the notation table's
+        :data:`~service.engine.cards.CARDS`, so nothing is parsed again.
+
+    >>> from service.engine.rules import PROFILES
+    >>> [e.label for e in evaluate_codes([[39, 26, 8, 49, 24], [43, 46, 48, 41, 44]], PROFILES["standard"].rules)]
+    ['Single-Ox 0', 'Five Dukes']
+    """
+    table = use_table(rules, len(hands))
+    if table is None:
+        return [evaluate_reference(tuple(CARDS[c] for c in h), rules) for h in hands]
+    return [_evaluation(tuple(CARDS[c] for c in h), resolved)
+            for h, resolved in zip(hands, resolve_many(hands, table), strict=True)]
+
+
+def _evaluation(hand: tuple[Card, ...], resolved: Resolved) -> Evaluation:
+    """The :class:`~service.engine.hand.Evaluation` of a hand from its table result."""
+    entry, slot, projection, suited, payout = resolved
     ox = power = None
     if slot is not None and projection is not None:
         ox_at, ox_points, power_at, power_points = projection
         ox = Formation(tuple(hand[i] for i in ox_at), tuple(ox_points), tuple(ox_at))
         power = Formation(tuple(hand[i] for i in power_at), tuple(power_points), tuple(power_at))
     return Evaluation(
-        hand=tuple(hand),
+        hand=hand,
         category=entry.category,
         label=entry.label,
         score=entry.score,

@@ -27,7 +27,7 @@ from service.engine.partial import PartialOdds, partial_odds
 from service.engine.rules import Profile, Rules
 from service.engine.settle import BETS
 from service.errors import ErrorItem, InvalidRequestError
-from service.operations.scoring import Query, cards, load
+from service.operations.scoring import Query, load
 from service.profiles import ProfileRegistry
 from service.serialize import evaluation_dict
 
@@ -89,8 +89,8 @@ def odds_answer(rules: Rules, context: dict[str, Any], data: Mapping[str, Any]) 
         first); a partial or dealer request under rules with a commission (not computed
         yet: the commission on a round's winnings does not follow from the tallies kept here).
     """
-    hand = cards(data["hand"])
-    dead = cards(data["dead"])
+    hand = tuple(CARDS[c] for c in data["hand"])
+    dead = tuple(CARDS[c] for c in data["dead"])
     decks: int = data["decks"]
     if len(hand) < 5 or data["role"] != "player":
         if rules.commission_bps or rules.dealer_commission_bps:

@@ -15,9 +15,8 @@ from typing import Any, NamedTuple
 
 from marshmallow import Schema, ValidationError
 
-from service.engine.cards import CARDS, Card
 from service.engine.compare import rank_hands as rank_evaluations
-from service.engine.evaluate import evaluator
+from service.engine.evaluate import evaluate_codes
 from service.engine.exposure import Exposure, TableExposure, table_exposure, worst_case_amount
 from service.engine.hand import Evaluation
 from service.engine.rules import Profile, Rules, RulesError, apply_overrides
@@ -34,7 +33,7 @@ from service.schemas import (
 )
 from service.serialize import evaluate_batch, evaluation_dict, evaluations_json, parse_fields, select
 
-__all__ = ["Answer", "Query", "Scoring", "cards", "check_hands", "evaluate_all", "evaluate_hand", "evaluate_hands",
+__all__ = ["Answer", "Query", "Scoring", "check_hands", "evaluate_hand", "evaluate_hands",
            "exposure_answer", "load", "load_body", "rank_hands", "ranking_answer", "safe_integer_problems",
            "settle_request", "settle_round", "settlement_answer", "settlement_answer_dumped", "table_exposures"]
 
@@ -116,11 +115,14 @@ class Answer(NamedTuple):
     :param body: the answer's data (the JSON body).
     :param profile: the selected profile's name.
     :param categories: each evaluated hand's category.
+    :param evaluations: the evaluations themselves, where the operation was asked for them
+        (the ``gnau`` command shows each card's part from their formations' positions).
     """
 
     body: dict[str, Any]
     profile: str
     categories: Sequence[str] = ()
+    evaluations: Sequence[Evaluation] = ()
 
 
 def check_query(query: Query, takes: frozenset[str]) -> list[ErrorItem]:
@@ -189,21 +191,10 @@ def safe_integer_problems(data: Mapping[str, Any], rules: Rules) -> list[ErrorIt
         f"±{MAX_SAFE_INTEGER} (2^53 − 1, the largest integer every JSON client reads exactly): lower the stakes")}]
 
 
-def cards(codes: Sequence[int]) -> tuple[Card, ...]:
-    """The cards of loaded card codes."""
-    return tuple(CARDS[c] for c in codes)
-
-
-def evaluate_all(hands: Sequence[Sequence[int]], rules: Rules) -> list[Evaluation]:
-    """Evaluate loaded hands the fastest way for their number."""
-    evaluate = evaluator(rules, len(hands))
-    return [evaluate(cards(h)) for h in hands]
-
-
 def ranking_answer(s: Scoring) -> tuple[dict[str, Any], list[Evaluation]]:
     """The answer of ``POST /v1/rankings`` and the evaluations it made (input order)."""
     entries = s.data["hands"]
-    evaluations = evaluate_all([e["hand"] for e in entries], s.rules)
+    evaluations = evaluate_codes([e["hand"] for e in entries], s.rules)
     ranking = [{"index": r.index, "id": entries[r.index]["id"], "position": r.position,
                 "evaluation": r.evaluation} for r in rank_evaluations(evaluations, s.rules)]
     answer: dict[str, Any] = _RANKING_OUT.dump(s.context | {"ranking": ranking})
@@ -213,7 +204,7 @@ def ranking_answer(s: Scoring) -> tuple[dict[str, Any], list[Evaluation]]:
 def settle_request(s: Scoring) -> tuple[Settlement, TableExposure]:
     """Settle a checked settlement request and find its table's exposure (dealer first)."""
     players = s.data["players"]
-    evaluations = evaluate_all([s.data["dealer"]["hand"]] + [p["hand"] for p in players], s.rules)
+    evaluations = evaluate_codes([s.data["dealer"]["hand"]] + [p["hand"] for p in players], s.rules)
     bets = [p["bet"] for p in players]
     seats = [(e, p["stake"]) for e, p in zip(evaluations[1:], players, strict=True)]
     # Every bet double (the common case): the engine's path without a bet list.
@@ -283,12 +274,19 @@ _SETTLEMENT = SettlementRequestSchema()
 _EXPOSURE = ExposureRequestSchema()
 
 
-def evaluate_hand(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
+def evaluate_hand(body: Any, query: Query, profiles: ProfileRegistry, *, with_evaluation: bool = False) -> Answer:
     """``POST /v1/evaluations`` (``evaluateHand``): one hand; ``fields`` selects members.
 
+    :param with_evaluation: also give the :class:`~service.engine.hand.Evaluation` (the
+        same answer, through the engine's objects rather than the batch writer).
     :raises InvalidRequestError: naming every problem of the request.
     """
     s, fields = load(_EVALUATION, body, query, profiles, with_fields=True)
+    if with_evaluation:
+        [full] = evaluate_codes([s.data["hand"]], s.rules)
+        data = evaluation_dict(full)
+        return Answer(s.context | (data if fields is None else select(data, fields)), s.profile.name,
+                      [full.category], [full])
     [evaluation], categories = evaluate_batch([s.data["hand"]], s.rules, fields)
     return Answer(s.context | evaluation, s.profile.name, categories)
 
