@@ -1,8 +1,9 @@
 """HTTP benchmark: the real service against a trivial Flask floor, same gunicorn config.
 
 It starts its own servers on free 127.0.0.1 ports with the repository's ``gunicorn.conf.py``
-(workers, the gevent worker class, access log, preload: all as configured; only the bind address,
-``GNAU_DRAIN_SECONDS=0`` for a quick stop and, for the echo floor,
+through :mod:`bench.harness`, the harness the tests use too (the gevent worker class, access
+log, preload: all as configured; 2 workers, the harness's default, set explicitly; only the bind
+address, ``GNAU_DRAIN_SECONDS=0`` for a quick stop and, for the echo floor,
 ``GNAU_WSGI_APP=bench.echo_app:app`` differ):
 
 * **ratio**: requests/s of ``POST /v1/evaluations`` (one realistic hand) over requests/s of
@@ -38,25 +39,23 @@ import os
 import random
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.common import ROOT, Row, markdown_table, median, rate
+from bench.common import Row, markdown_table, median, rate
+from bench.harness import Server, pss_mib, running
 
-__all__ = ["ensure_wrk", "run"]
+__all__ = ["SINGLE_BODY", "ensure_wrk", "gunicorn", "run"]
 
-BOOT_TIMEOUT = 60.0
 #: The most of a run's requests one worker may serve (balanced accepting).
 BALANCE_GOAL = 0.65
 HAND = ["10S", "7H", "3D", "KC", "7D"]
@@ -102,115 +101,18 @@ def settlement_body(players: int = 10, seed: int = 6) -> bytes:
 # Servers
 
 
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-@dataclass
-class Server:
-    """A running gunicorn master."""
-
-    name: str
-    port: int
-    process: subprocess.Popen[bytes]
-    log: Path
-    workers: int
-    _offset: int = 0
-
-    def url(self, path: str) -> str:
-        """``http://127.0.0.1:port/path``."""
-        return f"http://127.0.0.1:{self.port}{path}"
-
-    def served_by(self) -> list[int]:
-        """Requests served per worker since the last call, from the JSON access log."""
-        with open(self.log, "rb") as f:
-            f.seek(self._offset)
-            data = f.read()
-        complete = data[:data.rfind(b"\n") + 1]
-        self._offset += len(complete)
-        counts: Counter[int] = Counter()
-        for line in complete.splitlines():
-            if b'"message": "request"' in line:
-                try:
-                    counts[json.loads(line)["pid"]] += 1
-                except (ValueError, KeyError):
-                    continue
-        return sorted(counts.values())
-
-
-def post(port: int, path: str, body: bytes, timeout: float = 30.0) -> tuple[int, bytes]:
-    """One POST with a JSON body; ``(status, body)``."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    try:
-        conn.request("POST", path, body=body, headers={"Content-Type": "application/json"})
-        response = conn.getresponse()
-        return response.status, response.read()
-    finally:
-        conn.close()
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
-    except OSError:
-        return []
-    return [int(p) for p in text.split()]
-
-
 @contextmanager
 def gunicorn(name: str, probe: tuple[str, bytes], workdir: Path, **env: str) -> Iterator[Server]:
-    """Start ``gunicorn -c gunicorn.conf.py`` on a free port; stop it (SIGTERM, then
-    SIGKILL) on exit. Returns only once every worker has booted and answered."""
-    port = free_port()
-    log = workdir / f"{name}.log"
-    environment = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
-    environment.update({"GNAU_BIND": f"127.0.0.1:{port}", "GNAU_DRAIN_SECONDS": "0",
-                        "PYTHONDONTWRITEBYTECODE": "1"})
-    environment.update(env)
-    workers = int(environment.get("GNAU_WORKERS", "2"))
-    with open(log, "wb") as out:
-        process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py"], cwd=ROOT,
-                                   env=environment, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    server = Server(name, port, process, log, workers)
-    try:
-        _wait_booted(server, workers, probe)
+    """A server of the harness (:func:`bench.harness.running`: ``gunicorn -c gunicorn.conf.py``
+    on a free port, two workers unless ``GNAU_WORKERS`` is given, stopped on exit) with no
+    drain, its logs in ``workdir / name``. Returns only once every worker has booted and
+    ``POST probe`` answered 200, and one more second has passed: load that starts while the
+    last worker is still setting up sticks to the other one (TOOLING.md)."""
+    path, body = probe
+    with running(workdir / name, probe=("POST", path, body), GNAU_DRAIN_SECONDS="0", PYTHONDONTWRITEBYTECODE="1",
+                 **env) as server:
+        time.sleep(1.0)  # let the last worker finish post_worker_init and poll
         yield server
-    finally:
-        _stop(process)
-
-
-def _wait_booted(server: Server, workers: int, probe: tuple[str, bytes]) -> None:
-    """Every worker booted (TOOLING.md: load that starts early sticks to one worker)."""
-    deadline = time.monotonic() + BOOT_TIMEOUT
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            raise SystemExit(f"{server.name} server exited; see {server.log}:\n{server.log.read_text()[-2000:]}")
-        booted = server.log.read_text(errors="replace").count("Booting worker with pid")
-        if booted >= workers and len(_children(server.process.pid)) >= workers:
-            try:
-                status, _ = post(server.port, *probe, timeout=5)
-            except OSError:
-                status = 0
-            if status == 200:
-                time.sleep(1.0)  # let the last worker finish post_worker_init and poll
-                return
-        time.sleep(0.1)
-    raise SystemExit(f"{server.name} server did not boot within {BOOT_TIMEOUT:.0f} s; see {server.log}")
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is not None:
-        return
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=10)
 
 
 # ---------------------------------------------------------------------------------------
@@ -427,12 +329,12 @@ def paced(driver: Driver, targets: list[tuple[Server, str, bytes, int]], seconds
 
 
 def _verify(server: Server, path: str, body: bytes, check: str) -> dict[str, Any]:
-    status, data = post(server.port, path, body)
-    if status != 200:
-        raise SystemExit(f"{server.name} {path}: expected 200, got {status}: {data[:500]!r}")
-    answer: dict[str, Any] = json.loads(data)
+    reply = server.post(path, body)
+    if reply.status != 200:
+        raise SystemExit(f"{server.name} {path}: expected 200, got {reply.status}: {reply.body[:500]!r}")
+    answer: dict[str, Any] = reply.json()
     if check not in answer:
-        raise SystemExit(f"{server.name} {path}: no {check!r} in the answer: {data[:500]!r}")
+        raise SystemExit(f"{server.name} {path}: no {check!r} in the answer: {reply.body[:500]!r}")
     return answer
 
 
@@ -461,25 +363,6 @@ def slow_clients(port: int, idle: int = 200, stalled: int = 50) -> Iterator[None
             sock.close()
 
 
-def _pss_mib(pid: int) -> float:
-    """A process's proportional set size in MiB (shared pages split among the sharers)."""
-    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-        if line.startswith("Pss:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def _get(port: int, path: str) -> int:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    try:
-        conn.request("GET", path)
-        response = conn.getresponse()
-        response.read()
-        return response.status
-    finally:
-        conn.close()
-
-
 def analysis_memory(workdir: Path) -> Row:
     """Total PSS of the master and 2 workers once every built-in profile's analyses
     (distribution, house edge of both bets, odds) has been asked for, on every worker."""
@@ -490,13 +373,13 @@ def analysis_memory(workdir: Path) -> Row:
             for name in PROFILES:
                 for path in (f"/v1/profiles/{name}/distribution", f"/v1/profiles/{name}/house-edge",
                              f"/v1/profiles/{name}/house-edge?bet=equal"):
-                    if _get(server.port, path) != 200:
+                    if server.call("GET", path, timeout=60).status != 200:
                         raise SystemExit(f"GET {path} did not answer 200")
-                status, _ = post(server.port, f"/v1/odds?profile={name}", SINGLE_BODY)
+                status = server.post(f"/v1/odds?profile={name}", SINGLE_BODY).status
                 if status != 200:
                     raise SystemExit(f"POST /v1/odds?profile={name} answered {status}")
-        pids = [server.process.pid, *_children(server.process.pid)]
-        total = sum(_pss_mib(pid) for pid in pids)
+        pids = [server.proc.pid, *server.worker_pids()]
+        total = sum(pss_mib(pid) for pid in pids)
     return Row("HTTP", f"memory: total PSS of master + {len(pids) - 1} workers after every built-in profile's "
                "analyses were asked (built before the fork, shared)", f"{total:.0f} MiB", "< 300 MiB", total < 300)
 
@@ -514,9 +397,9 @@ def run(rounds: int = 5, seconds: float = 3.0, connections: int = 16) -> list[Ro
         with gunicorn("app", evaluation, workdir) as app, \
                 gunicorn("echo", echo_probe, workdir, GNAU_WSGI_APP="bench.echo_app:app") as echo:
             _verify(app, *evaluation, "label")
-            if json.loads(post(echo.port, *echo_probe)[1]) != {"hand": HAND}:
+            if echo.post(*echo_probe).json() != {"hand": HAND}:
                 raise SystemExit("the echo server does not echo")
-            workers = len(_children(app.process.pid))
+            workers = len(app.worker_pids())
             _log(f"servers up: app :{app.port}, echo :{echo.port}, {workers} workers each; warming up")
             for server, (path, body) in ((echo, echo_probe), (app, evaluation)):
                 _check(driver.run(server, path, body, 2, connections), server.name)

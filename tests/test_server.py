@@ -26,17 +26,8 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.server_harness import (
-    START_TIMEOUT,
-    STOP_TIMEOUT,
-    TONKU,
-    WORKERS,
-    Server,
-    launch,
-    metric,
-    random_hands,
-    wait_until,
-)
+from bench.harness import START_TIMEOUT, STOP_TIMEOUT, WORKERS, Server, launch
+from tests.live import TONKU, metric, random_hands, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("server"), pytest.mark.timeout(180)]
 
@@ -183,7 +174,7 @@ def test_bad_profiles_file_stops_start_up(tmp_path: Path) -> None:
     path = tmp_path / "profiles.yaml"
     path.write_text("profiles:\n  house-aces:\n    extends: standard\n    description: Aces high.\n"
                     "    rules: {double_ox_order: queen_high}\n")
-    server = launch(tmp_path, "bad", PROFILES_FILE=str(path))
+    server = launch(tmp_path / "bad", PROFILES_FILE=str(path))
     try:
         status = server.proc.wait(timeout=START_TIMEOUT)
     finally:
@@ -202,7 +193,7 @@ def test_bad_profiles_file_stops_start_up(tmp_path: Path) -> None:
 
 def test_missing_profiles_file_stops_start_up(tmp_path: Path) -> None:
     path = tmp_path / "absent.yaml"
-    server = launch(tmp_path, "missing", PROFILES_FILE=str(path))
+    server = launch(tmp_path / "missing", PROFILES_FILE=str(path))
     try:
         status = server.proc.wait(timeout=START_TIMEOUT)
     finally:
