@@ -1,9 +1,10 @@
 """The service under real gunicorn, with the repository's gunicorn.conf.py (issue 3:
 "Serving" and "Faults").
 
-Every test starts its own server on 127.0.0.1 and a free port, with two workers and a
-fresh Prometheus multiprocess folder, and always stops it (SIGTERM, then SIGKILL of its
-process group if it does not exit). Load is a small thread pool of ``http.client``
+Every test starts its own server (:mod:`bench.harness`, through the ``serve`` fixture) on
+127.0.0.1 and a free port, with two workers and a fresh Prometheus multiprocess folder,
+and always stops it (SIGKILL of its process group after the test; the tests that stop it
+themselves send SIGTERM). Load is a small thread pool of ``http.client``
 requests; every loop is bounded in count and time, and only loopback is used.
 """
 
