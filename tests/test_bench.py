@@ -12,7 +12,7 @@ from flask.testing import FlaskClient
 
 import bench.common
 import bench.harness
-from bench import http
+from bench import http, load
 from bench.__main__ import section
 from bench.common import Row
 from bench.echo_app import app as echo_app
@@ -55,7 +55,7 @@ def test_echo_app_echoes_the_same_body() -> None:
 
 
 def test_wrk_script_renders_body_and_pacing(tmp_path: Path) -> None:
-    driver = http.Driver("/usr/bin/wrk", tmp_path)
+    driver = load.Driver("/usr/bin/wrk", tmp_path)
     plain = driver._script(b'{"hand": ["AS"]}', 0).read_text()
     assert 'wrk.body = [==[{"hand": ["AS"]}]==]' in plain
     assert 'wrk.method = "POST"' in plain
