@@ -14,7 +14,8 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate, valida
 
 from service.engine.cards import CARD_CODES, HAND_SIZE, duplicate_message, parse_card
 from service.engine.cards import CardError as _CardError
-from service.engine.rules import CATEGORIES, MAX_BPS, MAX_PAYOUT, MAX_SUITED_MULTIPLIER, PAYOUT_KEYS
+from service.engine.knobs import Knob
+from service.engine.rules import RULE_KNOBS
 from service.engine.settle import BETS, MAX_STAKE
 from service.serialize import evaluation_dict
 
@@ -195,32 +196,39 @@ class _Strict(Schema):
         unknown = RAISE  # marshmallow's default, stated: unknown fields are errors
 
 
-#: Payout overrides: integer multipliers by category or ``single_ox_N``.
-PayoutsSchema = _Strict.from_dict({key: _int(0, MAX_PAYOUT) for key in PAYOUT_KEYS}, name="PayoutsSchema")
+class RankingField(BoundedList):
+    """A ``ranking`` override: its length, then each category. A ranking with a bad item
+    loads nothing (not the good items), so the engine's check of what loaded
+    (:func:`service.engine.rules.apply_overrides`: each category once, ``no_ox`` last) never
+    repeats what this field reported."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None,
+                     **kwargs: Any) -> list[Any]:
+        try:
+            return super()._deserialize(value, attr, data, **kwargs)
+        except ValidationError as exc:
+            raise ValidationError(exc.messages) from None
 
 
-class RulesOverridesSchema(_Strict):
-    """Knob overrides (RULES.md section 7); semantic checks are the engine's."""
+def _knob_field(knob: Knob) -> fields.Field[Any]:
+    """The field of one knob override, from its declaration: the shape (type, range,
+    choices, known keys) in the API's words. What a shape cannot say (a ranking's order) is
+    left to the engine, which reports it after every other problem of the body."""
+    if knob.kind == "bool":
+        return StrictBoolean()
+    if knob.kind == "int":
+        return _int(knob.low, knob.high, allow_none=knob.nullable)
+    if knob.kind == "choice":
+        return _choice(*knob.choices)
+    if knob.kind == "ranking":
+        return RankingField(_choice(*knob.choices), knob.low, knob.high, "categories")
+    payouts = _Strict.from_dict({key: _int(knob.low, knob.high) for key in knob.choices}, name="PayoutsSchema")
+    return _nested(payouts)
 
-    three_six_swap = StrictBoolean()
-    triple_ox = StrictBoolean()
-    tens_are_dukes = StrictBoolean()
-    five_dukes = StrictBoolean()
-    five_small = StrictBoolean()
-    five_small_max_points = _int(0, 50, allow_none=True)
-    ngau_tonku = StrictBoolean()
-    double_ox = StrictBoolean()
-    double_ox_order = _choice("king_high", "ace_high")
-    three_six_pair = StrictBoolean()
-    bomb = StrictBoolean()
-    four_dukes = StrictBoolean()
-    ranking = BoundedList(_choice(*CATEGORIES), len(CATEGORIES), len(CATEGORIES), "categories")
-    ties = _choice("dealer", "push", "high_card")
-    payouts = _nested(PayoutsSchema)
-    suited_bonus = _choice("none", "ox", "hand")
-    suited_multiplier = _int(1, MAX_SUITED_MULTIPLIER)
-    commission_bps = _int(0, MAX_BPS)
-    dealer_commission_bps = _int(0, MAX_BPS)
+
+#: Knob overrides (RULES.md section 7), one field per knob of :data:`RULE_KNOBS`, in order.
+RulesOverridesSchema = _Strict.from_dict({name: _knob_field(knob) for name, knob in RULE_KNOBS.items()},
+                                         name="RulesOverridesSchema")
 
 
 class _ScoringRequest(_Strict):

@@ -86,12 +86,9 @@ def load_body(schema: Schema, body: Any, profile_name: str, profiles: Mapping[st
         try:
             rules = apply_overrides(rules, data["rules"])
         except RulesError as exc:
-            # The engine's checks, less any knob the schema already reported (no echoes).
-            known = [e["pointer"] for e in errors if "pointer" in e]
-            for path, msg in exc.problems:
-                where = pointer("rules", *path)
-                if not any(k == where or k.startswith(where + "/") for k in known):
-                    errors.append({"pointer": where, "detail": msg})
+            # The schema loads only the knobs whose shape is right (RulesOverridesSchema), so
+            # these are what it cannot see, e.g. a ranking that repeats a category.
+            errors.extend({"pointer": pointer("rules", *path), "detail": msg} for path, msg in exc.problems)
     if not errors and rules is not None and isinstance(schema, (SettlementRequestSchema, ExposureRequestSchema)):
         errors.extend(safe_integer_problems(data, rules))
     if errors or profile is None or rules is None:

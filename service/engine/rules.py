@@ -2,15 +2,20 @@
 
 A :class:`Rules` value is immutable data holding every knob; a :class:`Profile` is a
 named, described :class:`Rules`. Variants are data, never ``if profile == ...`` branches.
+Each knob is declared once, as a :class:`Rules` field whose metadata is a :class:`Knob`
+(type, range, choices, one-line doc): :func:`apply_overrides`, the API's schema and the
+tests that hold openapi.yaml to the knobs all read :data:`RULE_KNOBS`.
 
 >>> PROFILES["standard"].rules.ties
 'dealer'
->>> PROFILES["niu-niu"].rules.ranking[:4]
-('five_small', 'bomb', 'five_dukes', 'four_dukes')
+>>> PROFILES["niu-niu"].rules.ranking[:2]
+(<Category.FIVE_SMALL: 'five_small'>, <Category.BOMB: 'bomb'>)
 >>> PROFILES["casino"].rules.payout("double_ox", None)
 3
 >>> PROFILES["bull-bull"].rules.commission_bps, PROFILES["bull-bull"].rules.max_payout
 (500, 5)
+>>> RULE_KNOBS["suited_multiplier"].kind, RULE_KNOBS["suited_multiplier"].high
+('int', 10)
 """
 
 from __future__ import annotations
@@ -18,19 +23,31 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Literal
 
+from service.engine.knobs import (
+    Knob,
+    Problems,
+    bool_field,
+    choice_field,
+    declared_knobs,
+    frozen_map,
+    knob_field,
+)
+
 __all__ = [
     "CATEGORIES",
-    "COMMISSION_KNOBS",
     "KNOBS",
     "MAX_BPS",
+    "MAX_PAYOUT",
+    "MAX_SUITED_MULTIPLIER",
     "PAYOUT_KEYS",
     "PROFILES",
+    "RULE_KNOBS",
     "Category",
     "Profile",
     "Rules",
@@ -53,11 +70,11 @@ class Category(StrEnum):
     NO_OX = "no_ox"
 
 
-#: The API names of the eight categories, in the standard order (RULES.md section 7).
-CATEGORIES: tuple[str, ...] = tuple(c.value for c in Category)
+#: The eight categories, in the standard order (RULES.md section 7).
+CATEGORIES: tuple[Category, ...] = tuple(Category)
 
 #: Keys the ``payouts`` knob accepts: every category, and ``single_ox_0`` .. ``single_ox_9``.
-PAYOUT_KEYS: tuple[str, ...] = CATEGORIES + tuple(f"single_ox_{n}" for n in range(10))
+PAYOUT_KEYS: tuple[str, ...] = (*CATEGORIES, *(f"single_ox_{n}" for n in range(10)))
 
 DoubleOxOrder = Literal["king_high", "ace_high"]
 TieRule = Literal["dealer", "push", "high_card"]
@@ -69,35 +86,25 @@ MAX_PAYOUT = 1_000
 MAX_SUITED_MULTIPLIER = 10
 #: Basis points in a whole (RULES.md section 6.2): a commission knob is 0..10,000.
 MAX_BPS = 10_000
-#: The commission knobs (RULES.md section 6.2). They change settlements and expected values,
-#: never an evaluation; a rule set's digest leaves them out while they are 0 (see
-#: :meth:`Rules.digest`).
-COMMISSION_KNOBS: tuple[str, ...] = ("commission_bps", "dealer_commission_bps")
 
+_STANDARD_PAYOUTS: Mapping[str, int] = frozen_map({
+    "no_ox": 0, "single_ox": 1, "double_ox": 2, "ngau_tonku": 5, "five_small": 10, "five_dukes": 10,
+    # Off in the standard game; the house decision (README, "Rules decisions") is to
+    # pay them like the other whole-hand specials when a profile switches them on.
+    "bomb": 10, "four_dukes": 10})
 
-def _frozen_payouts(payouts: Mapping[str, int]) -> Mapping[str, int]:
-    return MappingProxyType(dict(sorted(payouts.items())))
-
-
-_STANDARD_PAYOUTS: Mapping[str, int] = _frozen_payouts(
-    {
-        "no_ox": 0,
-        "single_ox": 1,
-        "double_ox": 2,
-        "ngau_tonku": 5,
-        "five_small": 10,
-        "five_dukes": 10,
-        # Off in the standard game; the house decision (README, "Rules decisions") is to
-        # pay them like the other whole-hand specials when a profile switches them on.
-        "bomb": 10,
-        "four_dukes": 10,
-    }
-)
+#: Spread into the knobs of the first release: they are always digested (:class:`Knob`).
+_V1: dict[str, Any] = {"always_digested": True}
 
 
 @dataclass(frozen=True)
 class Rules:
     """Every rule knob of RULES.md section 7; the defaults are the ``standard`` profile.
+
+    Each field declares its knob: a :class:`Knob` in the field's metadata, collected in
+    :data:`RULE_KNOBS`. A new knob is a new field here plus the one place it acts (for a
+    category switch, :meth:`enabled`), and its lines in openapi.yaml's ``RulesOverrides``
+    and ``Rules`` (``tests/test_knobs.py`` compares them with the metadata).
 
     Instances are immutable and hashable, so they can key caches. Build variants with
     :func:`apply_overrides` (validated) or :func:`dataclasses.replace` (trusted input).
@@ -108,25 +115,39 @@ class Rules:
     (7, 0)
     """
 
-    three_six_swap: bool = True
-    triple_ox: bool = True
-    tens_are_dukes: bool = False
-    five_dukes: bool = True
-    five_small: bool = True
-    five_small_max_points: int | None = None
-    ngau_tonku: bool = True
-    double_ox: bool = True
-    double_ox_order: DoubleOxOrder = "king_high"
-    three_six_pair: bool = False
-    bomb: bool = False
-    four_dukes: bool = False
-    ranking: tuple[str, ...] = CATEGORIES
-    ties: TieRule = "dealer"
-    payouts: Mapping[str, int] = field(default_factory=lambda: _STANDARD_PAYOUTS, hash=False)
-    suited_bonus: SuitedBonus = "none"
-    suited_multiplier: int = 2
-    commission_bps: int = 0
-    dealer_commission_bps: int = 0
+    three_six_swap: bool = bool_field(True, "3 and 6 may each count as 3 or 6.", **_V1)
+    triple_ox: bool = bool_field(True, "Three cards of one rank form an ox.", **_V1)
+    tens_are_dukes: bool = bool_field(False, "10 counts as a duke.", **_V1)
+    five_dukes: bool = bool_field(True, "The Five Dukes category exists.", **_V1)
+    five_small: bool = bool_field(True, "The Five Small category exists.", **_V1)
+    five_small_max_points: int | None = knob_field(
+        None, "int", "If set, Five Small also needs the cards' points to total at most this.",
+        low=0, high=50, nullable=True, **_V1)
+    ngau_tonku: bool = bool_field(True, "The Ngau Tonku category exists.", **_V1)
+    double_ox: bool = bool_field(True, "A pair of power cards is a Double-Ox.", **_V1)
+    double_ox_order: DoubleOxOrder = choice_field(  # noqa: RUF009 (a dataclasses.field)
+        DoubleOxOrder, "king_high", "The order of Double-Ox pairs: kings highest, or aces above kings.", **_V1)
+    three_six_pair: bool = bool_field(False, "Two power cards from {3, 6} form Double-Ox 6.", **_V1)
+    bomb: bool = bool_field(False, "The Bomb category exists.", **_V1)
+    four_dukes: bool = bool_field(False, "The Four Dukes category exists.", **_V1)
+    ranking: tuple[Category, ...] = knob_field(
+        CATEGORIES, "ranking", "The categories, strongest first.",
+        low=len(CATEGORIES), high=len(CATEGORIES), choices=CATEGORIES, **_V1)
+    ties: TieRule = choice_field(  # noqa: RUF009 (a dataclasses.field)
+        TieRule, "dealer", "How equal hands settle: the dealer wins, a push, or the higher card wins.", **_V1)
+    payouts: Mapping[str, int] = knob_field(
+        _STANDARD_PAYOUTS, "payouts", "Stake multiplier per category, with optional `single_ox_N` overrides.",
+        low=0, high=MAX_PAYOUT, choices=PAYOUT_KEYS, **_V1)
+    suited_bonus: SuitedBonus = choice_field(  # noqa: RUF009 (a dataclasses.field)
+        SuitedBonus, "none", "Pay suited_multiplier times for a one-suit ox (ox) or hand (hand).", **_V1)
+    suited_multiplier: int = knob_field(
+        2, "int", "The suited bonus's stake multiplier.", low=1, high=MAX_SUITED_MULTIPLIER, **_V1)
+    commission_bps: int = knob_field(
+        0, "int", "The house's share of each player's winning gross, in basis points (500 = 5 %).",
+        high=MAX_BPS, unit="basis points")
+    dealer_commission_bps: int = knob_field(
+        0, "int", "The house's share of the dealer's positive gross for the round, in basis points.",
+        high=MAX_BPS, unit="basis points")
 
     def __hash__(self) -> int:
         return hash(self.digest())
@@ -193,24 +214,23 @@ class Rules:
         return replace(self, commission_bps=0, dealer_commission_bps=0)
 
     def as_dict(self) -> dict[str, Any]:
-        """Every knob as plain JSON-ready data (lists for tuples, a dict for payouts)."""
+        """Every knob as plain JSON-ready data (a list of names for ``ranking``, a dict for
+        ``payouts``)."""
         out: dict[str, Any] = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.name == "ranking":
-                value = list(value)
-            elif f.name == "payouts":
-                value = dict(value)
-            out[f.name] = value
+        for name, knob in RULE_KNOBS.items():
+            value = getattr(self, name)
+            out[name] = [str(c) for c in value] if knob.kind == "ranking" else (
+                dict(value) if knob.kind == "payouts" else value)
         return out
 
     def digest(self) -> str:
         """A stable digest of every knob: ``sha256:`` and 16 hex digits.
 
         Equal rules give equal digests in every process and release of this service, so a
-        response that carries the digest stays auditable. The commission knobs (added after
-        the others) are left out of the digested data while they are 0, so every rule set without
-        a commission keeps the digest it had before they existed.
+        response that carries the digest stays auditable. A knob added after the first
+        release (the commission knobs, :attr:`Knob.always_digested` false) is left out of the
+        digested data while it has its default, so every rule set that leaves it alone keeps
+        the digest it had before the knob existed.
 
         >>> Rules().digest() == Rules().digest() != Rules(ties="push").digest()
         True
@@ -222,14 +242,19 @@ class Rules:
     @cached_property
     def _digest(self) -> str:
         data = self.as_dict()
-        for knob in COMMISSION_KNOBS:
-            if data[knob] == 0:
-                del data[knob]
+        for name, knob in RULE_KNOBS.items():
+            if not knob.always_digested and data[name] == _DEFAULTS[name]:
+                del data[name]
         text = json.dumps(data, sort_keys=True, separators=(",", ":"))
         return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-KNOBS: tuple[str, ...] = tuple(f.name for f in fields(Rules))
+#: Every knob's declaration by name, in the order of the :class:`Rules` fields.
+RULE_KNOBS: Mapping[str, Knob] = declared_knobs(Rules)
+#: The knobs' names, in order.
+KNOBS: tuple[str, ...] = tuple(RULE_KNOBS)
+#: The standard rules as data: a knob after the first release leaves the digest at its default.
+_DEFAULTS: dict[str, Any] = Rules().as_dict()
 
 
 @dataclass(frozen=True)
@@ -257,45 +282,20 @@ class RulesError(ValueError):
         overrides object to the bad value, e.g. ``['payouts', 'single_ox']``.
     """
 
-    def __init__(self, problems: list[tuple[list[str | int], str]]) -> None:
+    def __init__(self, problems: Problems) -> None:
         self.problems = problems
-        super().__init__(
-            "; ".join(f"{'.'.join(map(str, p)) or 'rules'}: {m}" for p, m in problems)
-        )
-
-
-_CHOICES: dict[str, tuple[str, ...]] = {
-    "double_ox_order": ("king_high", "ace_high"),
-    "ties": ("dealer", "push", "high_card"),
-    "suited_bonus": ("none", "ox", "hand"),
-}
-_BOOLS = (
-    "three_six_swap",
-    "triple_ox",
-    "tens_are_dukes",
-    "five_dukes",
-    "five_small",
-    "ngau_tonku",
-    "double_ox",
-    "three_six_pair",
-    "bomb",
-    "four_dukes",
-)
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+        super().__init__("; ".join(f"{'.'.join(map(str, p)) or 'rules'}: {m}" for p, m in problems))
 
 
 def apply_overrides(base: Rules, overrides: Mapping[str, Any]) -> Rules:
-    """Apply knob overrides to ``base`` after checking every one of them.
+    """Apply knob overrides to ``base`` after checking every one of them (:meth:`Knob.check`).
 
     :param base: the rules to start from (a profile's rules).
     :param overrides: knob name to new value, as JSON data. ``payouts`` is merged into the
         base's map key by key; ``ranking`` must list all eight categories with ``no_ox``
         last; ``five_small_max_points`` is an integer 0..50 or ``None``.
     :return: the new rules.
-    :raises RulesError: naming every unknown knob and bad value.
+    :raises RulesError: naming every unknown knob and bad value, in the overrides' order.
 
     >>> apply_overrides(Rules(), {"ties": "push", "payouts": {"single_ox_0": 3}}).payout("single_ox", 0)
     3
@@ -306,68 +306,18 @@ def apply_overrides(base: Rules, overrides: Mapping[str, Any]) -> Rules:
     """
     if not isinstance(overrides, Mapping):
         raise RulesError([([], "must be an object of knob overrides")])
-    problems: list[tuple[list[str | int], str]] = []
+    problems: Problems = []
     changes: dict[str, Any] = {}
-    for knob, value in overrides.items():
-        if knob in _BOOLS:
-            if isinstance(value, bool):
-                changes[knob] = value
-            else:
-                problems.append(([knob], "must be true or false"))
-        elif knob in _CHOICES:
-            if isinstance(value, str) and value in _CHOICES[knob]:
-                changes[knob] = value
-            else:
-                problems.append(([knob], "must be one of " + ", ".join(_CHOICES[knob])))
-        elif knob == "five_small_max_points":
-            if value is None or (_is_int(value) and 0 <= value <= 50):
-                changes[knob] = value
-            else:
-                problems.append(([knob], "must be null or an integer from 0 to 50"))
-        elif knob in COMMISSION_KNOBS:
-            if _is_int(value) and 0 <= value <= MAX_BPS:
-                changes[knob] = value
-            else:
-                problems.append(([knob], f"must be an integer from 0 to {MAX_BPS} (basis points)"))
-        elif knob == "suited_multiplier":
-            if _is_int(value) and 1 <= value <= MAX_SUITED_MULTIPLIER:
-                changes[knob] = value
-            else:
-                problems.append(([knob], f"must be an integer from 1 to {MAX_SUITED_MULTIPLIER}"))
-        elif knob == "ranking":
-            problem = _ranking_problem(value)
-            if problem is None:
-                changes[knob] = tuple(value)
-            else:
-                problems.append(([knob], problem))
-        elif knob == "payouts":
-            if not isinstance(value, Mapping):
-                problems.append(([knob], "must be an object of payout keys to integers"))
-                continue
-            merged = dict(base.payouts)
-            for key, amount in value.items():
-                if key not in PAYOUT_KEYS:
-                    problems.append(([knob, key], "unknown payout key; use a category or single_ox_0 .. single_ox_9"))
-                elif not (_is_int(amount) and 0 <= amount <= MAX_PAYOUT):
-                    problems.append(([knob, key], f"must be an integer from 0 to {MAX_PAYOUT}"))
-                else:
-                    merged[key] = amount
-            changes[knob] = _frozen_payouts(merged)
-        else:
-            problems.append(([knob], "unknown knob"))
+    for name, value in overrides.items():
+        knob = RULE_KNOBS.get(name)
+        if knob is None:
+            problems.append(([name], "unknown knob"))
+            continue
+        changes[name], found = knob.check(name, value, getattr(base, name))
+        problems.extend(found)
     if problems:
         raise RulesError(problems)
     return replace(base, **changes)
-
-
-def _ranking_problem(value: object) -> str | None:
-    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        return "must be a list of category names"
-    if sorted(value) != sorted(CATEGORIES):
-        return "must list each of the eight categories exactly once: " + ", ".join(CATEGORIES)
-    if value[-1] != "no_ox":
-        return "no_ox must be last"
-    return None
 
 
 def standard_rules() -> Rules:
@@ -408,16 +358,8 @@ def _builtin_profiles() -> dict[str, Profile]:
             "bomb": True,
             "four_dukes": True,
             "five_small_max_points": 10,
-            "ranking": [
-                "five_small",
-                "bomb",
-                "five_dukes",
-                "four_dukes",
-                "ngau_tonku",
-                "double_ox",
-                "single_ox",
-                "no_ox",
-            ],
+            "ranking": ["five_small", "bomb", "five_dukes", "four_dukes", "ngau_tonku", "double_ox",
+                        "single_ox", "no_ox"],
             "ties": "high_card",
             "payouts": niu_payouts,
         },

@@ -468,7 +468,7 @@ def evaluate_many(codes: npt.NDArray[np.integer], rules: Rules) -> tuple[npt.NDA
     >>> import numpy as np
     >>> from service.engine.rules import PROFILES
     >>> scores, cats = evaluate_many(np.array([[0, 4, 8, 12, 13]]), PROFILES["standard"].rules)
-    >>> CATEGORIES[cats[0]]
+    >>> str(CATEGORIES[cats[0]])
     'five_small'
     """
     global _DENSE

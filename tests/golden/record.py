@@ -1,0 +1,780 @@
+"""Record the golden corpus: ``python -m tests.golden.record`` rewrites corpus.jsonl.
+
+The corpus pins the HTTP API's answers before the restructuring of issue 10, so that the
+restructured service can prove every response unchanged (tests/test_golden.py replays it).
+Each line of ``corpus.jsonl`` is one request and the response recorded for it::
+
+    {"id": "evaluateHand/profile/niu-niu/03", "app": "default", "method": "POST",
+     "path": "/v1/evaluations?profile=niu-niu", "headers": {...}, "json": {...},
+     "response": {"status": 200, "headers": {...}, "json": {...}}}
+
+A request carries its body as ``json`` (sent as JSON text) or ``data`` (a raw string, for
+malformed bodies). A response keeps its status, every header but the ones listed in
+:data:`IGNORED_HEADERS`, and its body: parsed JSON for JSON bodies (compared exactly,
+floats included: the engine is deterministic), else the sha256 and length of its bytes.
+
+The requests are generated deterministically here (seeded random hands). Every request
+sends its own ``X-Request-ID`` (problem bodies echo it) except those that test a missing
+or invalid one; those get a generated id, which :func:`capture` replaces by
+:data:`GENERATED_ID` in the header and the body.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+from werkzeug.test import TestResponse
+
+from service.app import create_app
+
+__all__ = ["CORPUS", "GENERATED_ID", "IGNORED_HEADERS", "app_named", "capture", "load", "replay", "requests"]
+
+CORPUS = Path(__file__).with_name("corpus.jsonl")
+HERE = Path(__file__).parent
+
+#: Headers never compared: ``Date``/``Server`` (set by servers, not the app), and
+#: ``Content-Length`` of JSON bodies (the body is compared as parsed JSON instead; for other
+#: bodies the sha256 and length are compared).
+IGNORED_HEADERS = frozenset({"date", "server"})
+#: What a generated request id (32 hex digits, random) is replaced by.
+GENERATED_ID = "<generated>"
+_GENERATED = re.compile(r"[0-9a-f]{32}")
+_JSON_TYPES = ("application/json", "application/problem+json")
+
+#: An operator's profiles file, for the ``operator`` app (issue 3's file format).
+OPERATOR_PROFILES = """\
+profiles:
+  house-no-tonku:
+    extends: standard
+    description: Standard without Ngau Tonku; a Single-Ox pays 2.
+    rules:
+      ngau_tonku: false
+      payouts: {single_ox: 2}
+  bull-push:
+    extends: niu-niu
+    description: Niu Niu with tied hands pushed.
+    rules: {ties: push}
+"""
+
+#: The apps requests run in. The analysis budget is per client address and the test
+#: client's address is fixed, so ``default`` has a budget the corpus cannot spend (no 429
+#: is recorded: its Retry-After and detail depend on how long the work took); ``disabled``
+#: has a budget of 0 (403 for uncached analyses).
+_APP_CONFIGS: dict[str, dict[str, Any]] = {
+    "default": {"ANALYSIS_BUDGET_SECONDS": 1e9, "ANALYSIS_POOL_SECONDS": 1e9},
+    "disabled": {"ANALYSIS_BUDGET_SECONDS": 0},
+    "operator": {"ANALYSIS_BUDGET_SECONDS": 1e9, "ANALYSIS_POOL_SECONDS": 1e9, "PROFILES_FILE": "operator"},
+}
+
+
+@cache
+def app_named(name: str) -> Flask:
+    """The app a corpus entry names (built once per process)."""
+    config: dict[str, Any] = {"TESTING": True, "PROFILES_FILE": None, "CORS_ORIGINS": ""} | _APP_CONFIGS[name]
+    if config["PROFILES_FILE"] == "operator":
+        path = Path(tempfile.mkdtemp(prefix="golden-")) / "profiles.yaml"
+        path.write_text(OPERATOR_PROFILES)
+        config["PROFILES_FILE"] = str(path)
+    return create_app(config)
+
+
+def _send(entry: dict[str, Any]) -> TestResponse:
+    client = app_named(entry.get("app", "default")).test_client()
+    kwargs: dict[str, Any] = {"headers": entry.get("headers", {})}
+    if "json" in entry:
+        kwargs["data"] = json.dumps(entry["json"])
+        kwargs["content_type"] = "application/json"
+    if "data" in entry:  # "@FILL@" stands for ``fill`` x's (a large body, not stored as such)
+        data = entry["data"].replace("@FILL@", "x" * entry.get("fill", 0))
+        kwargs["data"] = data.encode("utf-8", "surrogatepass")
+    if "content_type" in entry:
+        kwargs["content_type"] = entry["content_type"]
+    return client.open(entry["path"], method=entry["method"], **kwargs)
+
+
+def capture(entry: dict[str, Any], response: TestResponse) -> dict[str, Any]:
+    """What is compared of ``response`` to ``entry``: status, headers, body (see module doc).
+
+    Two orders that vary from run to run with Python's string hashing are made canonical:
+    the methods of ``Allow`` (and of a 405's detail, which quotes it), sorted; and for
+    entries marked ``unordered_errors`` (several unknown fields in one object, which
+    marshmallow reports in set order), the problem's ``errors``, sorted.
+    """
+    if entry.get("only_status"):  # /metrics: its body changes with every request
+        return {"status": response.status_code, "headers": {"Content-Type": response.headers.get("Content-Type")}}
+    sent = entry.get("headers", {}).get("X-Request-ID")
+    generated = response.headers.get("X-Request-ID") != sent
+    headers: dict[str, str] = {}
+    for key in sorted({k for k, _ in response.headers.items()}):
+        if key.lower() in IGNORED_HEADERS:
+            continue
+        value = ", ".join(response.headers.getlist(key))
+        if key == "X-Request-ID" and generated and _GENERATED.fullmatch(value):
+            value = GENERATED_ID
+        if key == "Allow":
+            value = _sorted_methods(value)
+        headers[key] = value
+    out: dict[str, Any] = {"status": response.status_code, "headers": headers}
+    data = response.get_data()
+    if response.mimetype in _JSON_TYPES and data:  # (a HEAD answer has no body)
+        headers.pop("Content-Length", None)
+        body = json.loads(data)
+        if isinstance(body, dict):
+            _canonical_problem(entry, body, generated)
+        out["json"] = body
+    else:
+        out["sha256"] = hashlib.sha256(data).hexdigest()
+        out["length"] = len(data)
+    return out
+
+
+def _sorted_methods(text: str) -> str:
+    return ", ".join(sorted(m.strip() for m in text.split(",")))
+
+
+def _canonical_problem(entry: dict[str, Any], body: dict[str, Any], generated: bool) -> None:
+    if generated and _GENERATED.fullmatch(str(body.get("request_id", ""))):
+        body["request_id"] = GENERATED_ID
+    detail = body.get("detail")
+    if body.get("status") == 405 and isinstance(detail, str) and "; allowed: " in detail:
+        head, allowed = detail.rsplit("; allowed: ", 1)
+        body["detail"] = f"{head}; allowed: {_sorted_methods(allowed.rstrip('.'))}."
+    if entry.get("unordered_errors") and isinstance(body.get("errors"), list):
+        body["errors"].sort(key=lambda item: json.dumps(item, sort_keys=True))
+
+
+def replay(entry: dict[str, Any]) -> dict[str, Any]:
+    """Send ``entry``'s request to its app and capture the response."""
+    return capture(entry, _send(entry))
+
+
+def load(path: Path = CORPUS) -> list[dict[str, Any]]:
+    """The recorded entries, in file order."""
+    with path.open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+# --- The requests ------------------------------------------------------------------------
+
+PROFILES = ("standard", "casino", "tens-are-dukes", "liberal", "niu-niu", "bull-bull")
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUITS = ("S", "H", "D", "C")
+DECK = tuple(r + s for r in RANKS for s in SUITS)
+_ALT_RANK = {"10": ("T", "0", "10", "t"), "A": ("A", "a"), "K": ("K", "k"), "J": ("j", "J"), "Q": ("q", "Q")}
+_ALT_SUIT = {"S": ("S", "s", "♠"), "H": ("H", "h", "♥"), "D": ("D", "d", "♦"), "C": ("C", "c", "♣")}
+
+#: Hands that reach every category and rule (RULES.md sections 3-4).
+CURATED: dict[str, list[str]] = {
+    "no-ox": ["10S", "9H", "8D", "4C", "4H"],
+    "single-ox-0": ["10S", "7H", "3D", "KC", "7D"],
+    "single-ox-3": ["4S", "3H", "3C", "2D", "AH"],
+    "double-ox-8": ["3S", "6H", "8D", "4C", "8H"],
+    "double-ox-k": ["KS", "QH", "10D", "KC", "KH"],
+    "double-ox-a": ["AS", "AH", "8D", "2C", "10H"],
+    "three-six-pair": ["AS", "4H", "5D", "3C", "6H"],
+    "ngau-tonku": ["AS", "KH", "QD", "JC", "10S"],
+    "five-dukes": ["JS", "QH", "KD", "JC", "QD"],
+    "four-dukes": ["JS", "QH", "KD", "JC", "10D"],
+    "five-small": ["AS", "AH", "2D", "2C", "3H"],
+    "bomb": ["JS", "JH", "JC", "JD", "QH"],
+    "bomb-small": ["4S", "4H", "4C", "4D", "6H"],
+    "triple-ox": ["7S", "7H", "7C", "5D", "5H"],
+    "suited": ["2S", "8S", "KS", "QS", "5S"],
+    "suited-ox": ["2H", "8H", "10H", "QC", "9D"],
+    "tens": ["10S", "10H", "10D", "JC", "QD"],
+    "three-six": ["3S", "6H", "AD", "6C", "3D"],
+}
+
+
+def spell(card: str, rng: random.Random) -> str:
+    """``card`` in one of its accepted spellings, picked by ``rng``."""
+    rank, suit = card[:-1], card[-1]
+    return rng.choice(_ALT_RANK.get(rank, (rank,))) + rng.choice(_ALT_SUIT[suit])
+
+
+def deal(rng: random.Random, hands: int, decks: int = 1) -> list[list[str]]:
+    """``hands`` disjoint hands from ``decks`` shuffled decks."""
+    cards = list(DECK) * decks
+    rng.shuffle(cards)
+    return [cards[5 * i:5 * i + 5] for i in range(hands)]
+
+
+Entry = dict[str, Any]
+
+
+def post(path: str, body: Any, **extra: Any) -> Entry:
+    """A POST of ``body`` as JSON."""
+    return {"method": "POST", "path": path, "json": body} | extra
+
+
+def raw(path: str, data: str, content_type: str | None = "application/json", **extra: Any) -> Entry:
+    """A POST of ``data`` as is (malformed bodies, other content types)."""
+    entry: Entry = {"method": "POST", "path": path, "data": data} | extra
+    if content_type is not None:
+        entry["content_type"] = content_type
+    return entry
+
+
+def get(path: str, **extra: Any) -> Entry:
+    """A GET."""
+    return {"method": "GET", "path": path} | extra
+
+
+def _q(path: str, profile: str) -> str:
+    return path if profile == "standard" else f"{path}?profile={profile}"
+
+
+#: Rule overrides: every knob at least once with valid values, then invalid ones.
+VALID_OVERRIDES: list[dict[str, Any]] = [
+    {"three_six_swap": False},
+    {"triple_ox": False},
+    {"tens_are_dukes": True},
+    {"five_dukes": False},
+    {"five_small": False},
+    {"five_small_max_points": 10},
+    {"five_small_max_points": None},
+    {"ngau_tonku": False},
+    {"double_ox": False},
+    {"double_ox_order": "ace_high"},
+    {"three_six_pair": True},
+    {"bomb": True},
+    {"four_dukes": True},
+    {"ranking": ["bomb", "five_small", "five_dukes", "four_dukes", "ngau_tonku", "double_ox", "single_ox", "no_ox"]},
+    {"ties": "push"},
+    {"ties": "high_card"},
+    {"payouts": {"single_ox_0": 3, "double_ox": 4}},
+    {"payouts": {}},
+    {"suited_bonus": "hand", "suited_multiplier": 3},
+    {"suited_bonus": "ox"},
+    {"suited_multiplier": 10},
+    {"commission_bps": 500},
+    {"dealer_commission_bps": 250},
+    {"bomb": True, "four_dukes": True, "tens_are_dukes": True, "ties": "high_card", "double_ox_order": "ace_high"},
+    {},
+]
+INVALID_OVERRIDES: list[Any] = [
+    {"three_six_swap": "yes"},
+    {"triple_ox": 1},
+    {"tens_are_dukes": None},
+    {"five_small_max_points": 51},
+    {"five_small_max_points": -1},
+    {"five_small_max_points": 2.5},
+    {"double_ox_order": "queen_high"},
+    {"ties": "coin_flip"},
+    {"ties": 3},
+    {"ranking": ["no_ox", "five_dukes"]},
+    {"ranking": ["five_dukes", "five_small", "bomb", "four_dukes", "ngau_tonku", "double_ox", "no_ox", "single_ox"]},
+    {"ranking": "five_dukes"},
+    {"ranking": ["five_dukes", "five_dukes", "bomb", "four_dukes", "ngau_tonku", "double_ox", "single_ox", "no_ox"]},
+    {"payouts": {"single_ox_10": 2}},
+    {"payouts": {"jokers": 2, "bomb": -1}},
+    {"payouts": {"bomb": 1001}},
+    {"payouts": {"bomb": "10"}},
+    {"payouts": [1, 2]},
+    {"suited_bonus": "all"},
+    {"suited_multiplier": 0},
+    {"suited_multiplier": 11},
+    {"commission_bps": 10001},
+    {"commission_bps": -1},
+    {"commission_bps": 1.5},
+    {"dealer_commission_bps": "250"},
+    {"jokers": True},
+    {"jokers": True, "ties": "coin_flip", "bomb": "no"},
+    ["ties", "push"],
+    "push",
+    None,
+]
+
+
+def evaluation_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """``evaluateHand``: every curated hand under several profiles, random hands under every
+    profile, spellings, decks, fields, overrides and invalid bodies."""
+    path = "/v1/evaluations"
+    for name, hand in CURATED.items():
+        for profile in ("standard", "niu-niu", "liberal"):
+            yield f"curated/{name}/{profile}", post(_q(path, profile), {"hand": hand})
+    for profile in PROFILES:
+        for i, hand in enumerate(deal(rng, 8)):
+            yield f"random/{profile}/{i}", post(_q(path, profile), {"hand": [spell(c, rng) for c in hand]})
+    yield "spelling/mixed", post(path, {"hand": ["10s", "Th", "0D", "A♠", "k♣"]})
+    yield "spelling/readme", post(path, {"hand": ["AS", "10h", "Td", "0C", "kc"]})
+    yield "spelling/same-card-twice", post(path, {"hand": ["AS", "10h", "Td", "0H", "kc"]})
+    yield "decks/2-repeat", post(path, {"hand": ["AS", "AS", "KD", "QC", "JH"], "decks": 2})
+    yield "decks/8-five-same", post(path, {"hand": ["7S"] * 5, "decks": 8})
+    yield "decks/5-five-same", post(path, {"hand": ["7S"] * 5, "decks": 5})
+    yield "decks/3-triple", post(path + "?profile=niu-niu", {"hand": ["KH", "KH", "KH", "KD", "QS"], "decks": 3})
+    for decks in (0, 9, "2", 1.5, None, True, -1):
+        yield f"decks/bad/{decks}", post(path, {"hand": CURATED["no-ox"], "decks": decks})
+    for fields in ("label,score", "category", "label,label", "hand,ox,power", "payout,suited,nenku",
+                   "score,label,category,payout", "hand,category,label,score,payout,ox,power,nenku,suited"):
+        yield f"fields/{fields}", post(f"{path}?fields={fields}", {"hand": CURATED["double-ox-8"]})
+    yield "fields/suited-payout", post(f"{path}?profile=liberal&fields=payout,label",
+                                       {"hand": CURATED["suited"], "rules": {"suited_bonus": "hand"}})
+    for fields in ("bogus", "", "label,", ",", "label,bogus,nope", "Label", "profile", "x" * 201):
+        yield f"fields/bad/{fields[:20]}", post(f"{path}?fields={fields}", {"hand": CURATED["no-ox"]})
+    yield "fields/twice", post(f"{path}?fields=label&fields=score", {"hand": CURATED["no-ox"]})
+    for i, rules in enumerate(VALID_OVERRIDES):
+        yield f"rules/valid/{i}", post(path, {"hand": CURATED["three-six"], "rules": rules})
+    yield "rules/valid/bull-bull", post(path + "?profile=bull-bull", {"hand": CURATED["suited-ox"],
+                                                                      "rules": {"commission_bps": 0}})
+    yield "rules/valid/niu-niu", post(path + "?profile=niu-niu", {"hand": CURATED["bomb-small"],
+                                                                  "rules": {"bomb": False}})
+    for i, rules in enumerate(INVALID_OVERRIDES):
+        yield f"rules/invalid/{i}", post(path, {"hand": CURATED["no-ox"], "rules": rules})
+    bad_bodies: dict[str, Any] = {
+        "missing-hand": {},
+        "hand-null": {"hand": None},
+        "hand-string": {"hand": "AS KH QD JC 10S"},
+        "hand-object": {"hand": {"0": "AS"}},
+        "four-cards": {"hand": ["AS", "KH", "QD", "JC"]},
+        "six-cards": {"hand": ["AS", "KH", "QD", "JC", "10S", "9S"]},
+        "eleven-cards": {"hand": ["AS"] * 11},
+        "empty-hand": {"hand": []},
+        "duplicate": {"hand": ["AS", "KH", "as", "JC", "10S"]},
+        "duplicate-three": {"hand": ["AS", "A♠", "as", "JC", "10S"]},
+        "bad-spellings": {"hand": ["1S", "ZZ", "", "AX", "10"]},
+        "bad-types": {"hand": [5, None, True, ["AS"], {"c": "AS"}]},
+        "spaces": {"hand": [" AS", "KH ", "Q D", "JC", "10S"]},
+        "bad-and-duplicate": {"hand": ["AS", "AS", "1S", "JC", "10S"]},
+        "four-bad": {"hand": ["AS", "KH", "QD", "11C"]},
+        "unknown-field": {"hand": CURATED["no-ox"], "colour": "red"},
+        "hands-instead": {"hands": [CURATED["no-ox"]]},
+        "array": [CURATED["no-ox"]],
+        "null": None,
+        "string": "AS KH QD JC 10S",
+        "number": 5,
+        "everything-wrong": {"hand": ["AS", "AS"], "decks": 0, "rules": {"ties": 1}, "x": 1},
+        "long-token": {"hand": ["A" * 500, "KH", "QD", "JC", "10S"]},
+        "script-token": {"hand": ["<script>", "KH", "QD", "JC", "10S"]},
+        "unicode-token": {"hand": ["A\u2660\u2660", "K\u2665", "Q\u2666", "J\u2663", "\u00e9"]},
+    }
+    for name, body in bad_bodies.items():
+        yield f"invalid/{name}", post(path, body)
+    yield "invalid/unknown-fields", post(path, {"hand": CURATED["no-ox"], "b": 1, "a": 2}, unordered_errors=True)
+    good = json.dumps({"hand": CURATED["no-ox"]})
+    yield "malformed/truncated", raw(path, good[:-3])
+    yield "malformed/empty", raw(path, "")
+    yield "malformed/duplicate-key", raw(path, '{"hand": ["AS","KH","QD","JC","10S"], "hand": []}')
+    yield "malformed/nan", raw(path, '{"hand": ["AS","KH","QD","JC","10S"], "decks": NaN}')
+    yield "malformed/infinity", raw(path, '{"hand": ["AS","KH","QD","JC","10S"], "decks": -Infinity}')
+    yield "malformed/trailing-comma", raw(path, '{"hand": ["AS","KH","QD","JC","10S"],}')
+    yield "malformed/single-quotes", raw(path, "{'hand': ['AS']}")
+    yield "malformed/huge-number", raw(path, '{"hand": ["AS","KH","QD","JC","10S"], "decks": ' + "9" * 5000 + "}")
+    yield "malformed/deep", raw(path, "[" * 100_000 + "]" * 100_000)
+    yield "malformed/surrogate", raw(path, '{"hand": ["\\ud800", "KH", "QD", "JC", "10S"]}')
+    yield "malformed/surrogate-key", raw(path, '{"\\udfff": 1, "hand": ["AS", "KH", "QD", "JC", "10S"]}')
+    yield "malformed/not-utf8", raw(path, '{"hand": ["AS", "KH", "QD", "JC", "10\udcffS"]}')
+    yield "ok/bom", raw(path, "\ufeff" + good)
+    yield "ok/charset", raw(path, good, content_type="application/json; charset=utf-8")
+    yield "ok/charset-upper", raw(path, good, content_type="application/json; charset=UTF8")
+    yield "media/text-plain", raw(path, good, content_type="text/plain")
+    yield "media/none", raw(path, good, content_type=None)
+    yield "media/form", raw(path, "hand=AS", content_type="application/x-www-form-urlencoded")
+    yield "media/latin1", raw(path, good, content_type="application/json; charset=latin-1")
+    yield "media/json-patch", raw(path, good, content_type="application/merge-patch+json")
+    yield "media/gzip", raw(path, good, headers={"Content-Encoding": "gzip"})
+    yield "media/transfer-gzip", raw(path, good, headers={"Transfer-Encoding": "gzip"})
+    yield "too-large", raw(path, '{"hand": ["AS","KH","QD","JC","10S"], "pad": "@FILL@"}', fill=1024 * 1024)
+    for query in ("profile=nope", "profile=", "profile=STANDARD", "profile=niu-niu&profile=casino", "colour=red",
+                  "profile=casino&a=1&b=2", "fields=label&profile=%3Cscript%3E"):
+        yield f"query/{query}", post(f"{path}?{query}", {"hand": CURATED["no-ox"]})
+    yield "query/bad-and-body-bad", post(f"{path}?profile=nope&x=1", {"hand": ["AS"]})
+
+
+def batch_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """``evaluateHands``: random batches under every profile, fields, decks, invalid hands."""
+    path = "/v1/evaluations/batch"
+    for profile in PROFILES:
+        for i in range(3):
+            hands = [[spell(c, rng) for c in h] for h in deal(rng, rng.randint(1, 10))]
+            yield f"random/{profile}/{i}", post(_q(path, profile), {"hands": hands})
+    yield "curated/standard", post(path, {"hands": list(CURATED.values())})
+    yield "curated/niu-niu", post(path + "?profile=niu-niu", {"hands": list(CURATED.values())})
+    yield "curated/bull-bull", post(path + "?profile=bull-bull", {"hands": list(CURATED.values())})
+    big = [h for _ in range(20) for h in deal(rng, 10)]
+    yield "big/200", post(path + "?profile=casino", {"hands": big})
+    yield "big/200-fields", post(path + "?profile=casino&fields=label,score", {"hands": big})
+    yield "readme/fields", post(path + "?profile=niu-niu&fields=label,score",
+                                {"hands": [CURATED["bomb"], CURATED["single-ox-3"]]})
+    for fields in ("category", "payout", "payout,label", "ox,hand", "suited,nenku,score"):
+        yield f"fields/{fields}", post(f"{path}?profile=liberal&fields={fields}", {"hands": list(CURATED.values())})
+    yield "fields/suited-rules", post(f"{path}?fields=payout,suited",
+                                      {"hands": list(CURATED.values()), "rules": {"suited_bonus": "ox"}})
+    yield "fields/bad", post(f"{path}?fields=label,hands", {"hands": [CURATED["no-ox"]]})
+    yield "decks/2", post(path, {"hands": [["AS", "AS", "KH", "KH", "QD"], ["AS", "AS", "2C", "3D", "4H"]], "decks": 2})
+    yield "decks/1-repeat", post(path, {"hands": [["AS", "AS", "KH", "KH", "QD"], CURATED["no-ox"]]})
+    yield "rules/niu-niu", post(path + "?profile=niu-niu", {"hands": list(CURATED.values()),
+                                                            "rules": {"ties": "push", "bomb": False}})
+    yield "rules/invalid", post(path, {"hands": [CURATED["no-ox"]], "rules": {"bomb": "on", "payouts": {"x": 1}}})
+    mixed = [CURATED["no-ox"], ["AS", "KH"], "AS", None, ["1S", "KH", "QD", "JC", "10S"], ["AS"] * 12,
+             ["AS", "AS", "QD", "JC", "10S"], [5, "KH", "QD", "JC", "10S"], [["AS"], "KH", "QD", "JC", "10S"],
+             CURATED["bomb"]]
+    yield "invalid/mixed", post(path, {"hands": mixed})
+    yield "invalid/empty", post(path, {"hands": []})
+    yield "invalid/too-many", post(path, {"hands": [[]] * 10_001})
+    yield "invalid/not-list", post(path, {"hands": {"a": CURATED["no-ox"]}})
+    yield "invalid/missing", post(path, {"hand": CURATED["no-ox"]})
+    yield "invalid/unknown", post(path, {"hands": [CURATED["no-ox"]], "fields": ["label"]})
+    yield "invalid/decks", post(path, {"hands": [CURATED["no-ox"]], "decks": 10})
+    yield "malformed", raw(path, '{"hands": [[')
+    yield "media", raw(path, "{}", content_type="text/json")
+    yield "query/profile", post(path + "?profile=nope&fields=label", {"hands": [CURATED["no-ox"]]})
+
+
+def ranking_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """``rankHands``: random tables under every profile, ties, ids, fields, invalid bodies."""
+    path = "/v1/rankings"
+    for profile in PROFILES:
+        for i in range(3):
+            hands = deal(rng, rng.randint(2, 10))
+            entries = [{"id": f"p{j}", "hand": h} if j % 3 else {"hand": h} for j, h in enumerate(hands)]
+            yield f"random/{profile}/{i}", post(_q(path, profile), {"hands": entries})
+    readme = [{"id": "ann", "hand": ["10S", "9H", "8D", "4C", "4H"]}, {"id": "bo", "hand": ["JS", "QH", "KD", "JC", "QD"]},
+              {"id": "cy", "hand": ["10H", "9D", "AD", "7C", "4S"]}]
+    yield "readme", post(path, {"hands": readme})
+    yield "readme/fields", post(path + "?fields=label", {"hands": readme})
+    ties = [{"id": "a", "hand": ["10S", "7H", "3D", "KC", "7D"]}, {"id": "b", "hand": ["10H", "7S", "3C", "KD", "7C"]},
+            {"id": "c", "hand": ["JS", "9H", "AD", "5C", "5D"]}, {"id": "d", "hand": ["QS", "8H", "2D", "KS", "QC"]},
+            {"id": "e", "hand": ["10D", "7C", "3H", "KH", "7S"]}]
+    for profile in PROFILES:
+        yield f"ties/{profile}", post(_q(path, profile), {"hands": ties})
+    yield "ties/push", post(path, {"hands": ties, "rules": {"ties": "push"}})
+    yield "ties/high-card", post(path, {"hands": ties, "rules": {"ties": "high_card"}})
+    yield "curated/liberal", post(path + "?profile=liberal", {"hands": [{"hand": h} for h in CURATED.values()]})
+    yield "curated/niu-niu", post(path + "?profile=niu-niu&fields=score,label",
+                                  {"hands": [{"id": n, "hand": h} for n, h in CURATED.items()]})
+    yield "decks/2", post(path, {"hands": [{"hand": ["AS", "AS", "KH", "QD", "JC"]}, {"hand": ["AS", "AS", "KH", "QD", "2C"]}],
+                                 "decks": 2})
+    yield "max/1000", post(path + "?fields=score", {"hands": [{"hand": h} for _ in range(100) for h in deal(rng, 10)]})
+    yield "invalid/one", post(path, {"hands": [{"hand": CURATED["no-ox"]}]})
+    yield "invalid/too-many", post(path, {"hands": [{}] * 1001})
+    yield "invalid/bare-hands", post(path, {"hands": [CURATED["no-ox"], CURATED["bomb"]]})
+    yield "invalid/entries", post(path, {"hands": [
+        {"id": "x" * 129, "hand": CURATED["no-ox"]}, {"id": 5, "hand": CURATED["bomb"]}, {"id": None, "hand": CURATED["bomb"]},
+        {"hand": ["AS", "AS", "KH", "QD", "JC"]}, {}, {"hand": CURATED["no-ox"], "stake": 5}, None, "AS"]})
+    yield "invalid/not-list", post(path, {"hands": "all"})
+    yield "invalid/missing", post(path, {})
+    yield "invalid/fields", post(path + "?fields=position", {"hands": readme})
+    yield "invalid/rules", post(path, {"hands": readme, "rules": {"ties": "dealer_wins"}})
+    yield "id/ok-128", post(path, {"hands": [{"id": "x" * 128, "hand": CURATED["no-ox"]}, {"id": "", "hand": CURATED["bomb"]}]})
+
+
+def _table(rng: random.Random, players: int, decks: int = 1, bets: bool = True) -> dict[str, Any]:
+    hands = deal(rng, players + 1, decks)
+    seats: list[dict[str, Any]] = []
+    for i, hand in enumerate(hands[1:]):
+        seat: dict[str, Any] = {"id": f"seat-{i + 1}", "hand": hand, "stake": rng.choice((1, 19, 100, 250, 1000, 10**12))}
+        if bets:
+            bet = rng.choice(("double", "equal", None))
+            if bet is not None:
+                seat["bet"] = bet
+        seats.append(seat)
+    return {"dealer": {"hand": hands[0]}, "players": seats}
+
+
+def settlement_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """``settleRound``: random tables under every profile, bets, commissions, decks, invalid tables."""
+    path = "/v1/settlements"
+    for profile in PROFILES:
+        for i in range(5):
+            yield f"random/{profile}/{i}", post(_q(path, profile), _table(rng, rng.randint(1, 9)))
+    yield "readme/standard", post(path, {"dealer": {"hand": ["3S", "6H", "8D", "4C", "8H"]}, "players": [
+        {"id": "seat-1", "hand": ["10H", "9S", "8S", "4D", "4H"], "stake": 250},
+        {"id": "seat-2", "hand": ["JS", "QH", "KD", "JC", "QD"], "stake": 100}]})
+    yield "readme/bull-bull", post(path + "?profile=bull-bull", {"dealer": {"hand": ["KH", "QS", "10D", "4C", "AC"]}, "players": [
+        {"id": "p1", "hand": ["JS", "9H", "AD", "5C", "5D"], "stake": 1000, "bet": "double"},
+        {"id": "p2", "hand": ["7S", "3H", "JH", "8C", "10C"], "stake": 1000, "bet": "equal"}]})
+    yield "equal-19", post(path + "?profile=bull-bull", {"dealer": {"hand": ["10S", "9H", "8D", "4C", "4H"]}, "players": [
+        {"hand": ["JS", "9C", "AD", "5C", "5D"], "stake": 19, "bet": "equal"}]})
+    yield "five-dukes-push", post(path, {"dealer": {"hand": ["JS", "QH", "KD", "JC", "QD"]}, "players": [
+        {"hand": ["JH", "QS", "KS", "KH", "QC"], "stake": 100}, {"hand": ["JH", "QS", "KS", "KH", "QC"], "stake": 100, "bet": "equal"}],
+        "decks": 2})
+    for i, rules in enumerate(({"commission_bps": 500, "dealer_commission_bps": 500}, {"dealer_commission_bps": 10000},
+                               {"commission_bps": 10000}, {"ties": "push", "commission_bps": 1},
+                               {"suited_bonus": "hand", "suited_multiplier": 5}, {"ties": "high_card"},
+                               {"payouts": {"no_ox": 1, "single_ox_9": 7}})):
+        yield f"rules/{i}", post(path, _table(rng, 6) | {"rules": rules})
+    for decks in (2, 3, 8):
+        yield f"decks/{decks}", post(path, _table(rng, 5 * decks, decks) | {"decks": decks})
+    yield "decks/8-full", post(path + "?profile=niu-niu", _table(rng, 82, 8) | {"decks": 8})
+    dup = _table(rng, 3)
+    dup["players"][1]["hand"][0] = dup["dealer"]["hand"][0]
+    yield "invalid/repeat-across", post(path, dup)
+    yield "ok/repeat-across-2-decks", post(path, dup | {"decks": 2})
+    yield "invalid/ten-players", post(path, _table(rng, 9) | {"players": _table(rng, 9)["players"] + [
+        {"hand": ["AS", "KH", "QD", "JC", "10S"], "stake": 1}]})
+    yield "invalid/no-players", post(path, {"dealer": {"hand": CURATED["no-ox"]}, "players": []})
+    yield "invalid/missing", post(path, {})
+    yield "invalid/players-missing", post(path, {"dealer": {"hand": CURATED["no-ox"]}})
+    yield "invalid/dealer-bad", post(path, {"dealer": {"hand": ["AS", "AS", "1C", "QD"], "stake": 5}, "players": [
+        {"hand": CURATED["bomb"], "stake": 1}]})
+    yield "invalid/dealer-not-object", post(path, {"dealer": CURATED["no-ox"], "players": [{"hand": CURATED["bomb"], "stake": 1}]})
+    seats = [{"hand": CURATED["bomb"], "stake": 0}, {"hand": CURATED["five-small"], "stake": 10**12 + 1},
+             {"hand": CURATED["single-ox-3"], "stake": 1.5}, {"hand": CURATED["ngau-tonku"], "stake": "100"},
+             {"hand": CURATED["double-ox-a"], "stake": 100, "bet": "triple"}, {"hand": CURATED["tens"]},
+             {"stake": 5}, {"hand": CURATED["no-ox"], "stake": 5, "bet": None, "id": 7, "colour": "red"}]
+    yield "invalid/seats", post(path, {"dealer": {"hand": CURATED["three-six"]}, "players": seats, "decks": 2})
+    yield "invalid/players-not-list", post(path, {"dealer": {"hand": CURATED["no-ox"]}, "players": {"a": 1}})
+    overflow = _table(rng, 9)
+    for seat in overflow["players"]:
+        seat["stake"], seat["bet"] = 10**12, "double"
+    yield "overflow/ok", post(path, overflow | {"rules": {"payouts": {"five_dukes": 1000}}})
+    yield "overflow/refused", post(path, overflow | {"rules": {"payouts": {"five_dukes": 1000}, "suited_bonus": "hand",
+                                                               "suited_multiplier": 10}})
+    yield "invalid/rules", post(path, _table(rng, 2) | {"rules": {"commission_bps": 10001}})
+    table = _table(rng, 9)
+    yield "max-stake", post(path + "?profile=liberal", table | {"players": [
+        seat | {"stake": 10**12, "bet": "double"} for seat in table["players"]]})
+
+
+def exposure_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """``tableExposures``: seats under every profile, commissions, bounds, invalid seats."""
+    path = "/v1/exposures"
+    for profile in PROFILES:
+        seats = [{"id": f"s{i}", "stake": rng.choice((1, 19, 1000, 10**12)), "bet": rng.choice(("double", "equal"))}
+                 for i in range(rng.randint(1, 9))]
+        yield f"random/{profile}", post(_q(path, profile), {"players": seats})
+        yield f"no-ids/{profile}", post(_q(path, profile), {"players": [{"stake": 100}, {"stake": 7, "bet": "equal"}]})
+    yield "readme", post(path + "?profile=bull-bull", {"players": [{"id": "p1", "stake": 1000, "bet": "double"},
+                                                                  {"id": "p2", "stake": 1000, "bet": "equal"}]})
+    for i, rules in enumerate(({"commission_bps": 333, "dealer_commission_bps": 777}, {"suited_bonus": "ox"},
+                               {"payouts": {"single_ox_0": 9}}, {"five_dukes": False, "five_small": False})):
+        yield f"rules/{i}", post(path, {"players": [{"stake": 999, "bet": "double"}, {"stake": 999, "bet": "equal"}],
+                                        "rules": rules})
+    yield "decks/8-82", post(path, {"players": [{"stake": 10**12}] * 82, "decks": 8})
+    yield "invalid/decks/1-10", post(path, {"players": [{"stake": 1}] * 10})
+    yield "invalid/decks/8-83", post(path, {"players": [{"stake": 1}] * 83, "decks": 8})
+    yield "overflow", post(path, {"players": [{"stake": 10**12}] * 9,
+                                  "rules": {"payouts": {"bomb": 1000}, "bomb": True, "suited_bonus": "hand",
+                                            "suited_multiplier": 10}})
+    yield "invalid/seats", post(path, {"players": [{"stake": 0}, {"stake": -5, "bet": "triple"}, {}, {"stake": 5, "hand": ["AS"]},
+                                                   {"stake": True}, None]})
+    yield "invalid/empty", post(path, {"players": []})
+    yield "invalid/missing", post(path, {})
+    yield "invalid/dealer", post(path, {"players": [{"stake": 1}], "dealer": {"hand": CURATED["no-ox"]}})
+    yield "invalid/profile", post(path + "?profile=bull", {"players": [{"stake": 1}]})
+    yield "invalid/fields", post(path + "?fields=label", {"players": [{"stake": 1}]})
+
+
+def profile_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """``listProfiles`` and ``getProfile``."""
+    yield "list", get("/v1/profiles")
+    yield "list/query", get("/v1/profiles?profile=standard")
+    for profile in PROFILES:
+        yield f"get/{profile}", get(f"/v1/profiles/{profile}")
+    for name in ("nope", "Standard", "x" * 65, "%3Cscript%3E", "niu%20niu", "standard.json"):
+        yield f"get/unknown/{name[:20]}", get(f"/v1/profiles/{name}")
+    yield "get/query", get("/v1/profiles/standard?verbose=1")
+    yield "list/trailing-slash", get("/v1/profiles/")
+
+
+def odds_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """``oddsAgainstDealer``: 5, 4 and 3 known cards, dealer role, dead cards, decks, overrides."""
+    path = "/v1/odds"
+    for profile in PROFILES:
+        hand = deal(rng, 1)[0]
+        yield f"five/{profile}", post(_q(path, profile), {"hand": hand})
+    yield "five/curated/bomb", post(path + "?profile=liberal", {"hand": CURATED["bomb"]})
+    yield "five/curated/five-dukes", post(path, {"hand": CURATED["five-dukes"]})
+    yield "five/readme", post(path, {"hand": ["10S", "7H", "3D", "KC", "7D"], "dead": ["AS", "KH"], "decks": 1})
+    hands = deal(rng, 3)
+    yield "five/dead-many", post(path, {"hand": hands[0], "dead": hands[1] + hands[2]})
+    yield "five/decks-2", post(path, {"hand": ["AS", "AS", "KD", "QC", "JH"], "decks": 2})
+    yield "five/bull-bull-dead", post(path + "?profile=bull-bull", {"hand": CURATED["single-ox-0"], "dead": ["2C", "3C"]})
+    yield "four", post(path, {"hand": ["AS", "KH", "10D", "4C"]})
+    yield "four/niu-niu", post(path + "?profile=niu-niu", {"hand": ["5S", "5H", "JD", "QC"]})
+    yield "four/dead", post(path + "?profile=casino", {"hand": ["AS", "KH", "10D", "4C"], "dead": ["6S", "6H"]})
+    yield "three", post(path, {"hand": ["AS", "KH", "10D"]})
+    yield "three/liberal", post(path + "?profile=liberal", {"hand": ["3S", "6H", "9D"]})
+    yield "dealer/readme", post(path, {"hand": ["AS", "KH", "10D"], "role": "dealer", "opponents": 3})
+    yield "dealer/five", post(path, {"hand": CURATED["double-ox-8"], "role": "dealer"})
+    yield "dealer/five-opponents", post(path + "?profile=niu-niu", {"hand": CURATED["double-ox-8"], "role": "dealer",
+                                                                    "opponents": 9})
+    yield "dealer/four", post(path + "?profile=tens-are-dukes", {"hand": ["10S", "JH", "QD", "KC"], "role": "dealer",
+                                                                 "opponents": 2})
+    yield "player/explicit", post(path, {"hand": CURATED["no-ox"], "role": "player"})
+    yield "rules/five", post(path, {"hand": CURATED["three-six"], "rules": {"three_six_swap": False}})
+    yield "rules/four-push", post(path, {"hand": ["AS", "KH", "10D", "4C"], "rules": {"ties": "push"}})
+    yield "rules/commission-five", post(path, {"hand": CURATED["no-ox"], "rules": {"commission_bps": 500}})
+    yield "invalid/commission-four", post(path + "?profile=bull-bull", {"hand": ["AS", "KH", "10D", "4C"]})
+    yield "invalid/commission-dealer", post(path + "?profile=bull-bull", {"hand": CURATED["no-ox"], "role": "dealer"})
+    yield "invalid/two-known", post(path, {"hand": ["AS", "KH"]})
+    yield "invalid/six-known", post(path, {"hand": ["AS", "KH", "QD", "JC", "10S", "9S"]})
+    yield "invalid/duplicate-dead", post(path, {"hand": CURATED["no-ox"], "dead": ["10S", "AS", "AS"]})
+    yield "invalid/duplicate-hand", post(path, {"hand": ["AS", "AS", "QD", "JC", "10S"], "dead": ["as"]})
+    yield "invalid/opponents-player", post(path, {"hand": CURATED["no-ox"], "opponents": 2})
+    yield "invalid/opponents-many", post(path, {"hand": ["AS", "KH", "10D"], "role": "dealer", "opponents": 10})
+    yield "invalid/opponents-type", post(path, {"hand": ["AS", "KH", "10D"], "role": "dealer", "opponents": "2"})
+    yield "invalid/opponents-zero", post(path, {"hand": ["AS", "KH", "10D"], "role": "dealer", "opponents": 0})
+    yield "invalid/role", post(path, {"hand": CURATED["no-ox"], "role": "banker"})
+    yield "invalid/too-many-dead", post(path, {"hand": CURATED["no-ox"], "dead": [c for c in DECK if c not in CURATED["no-ox"]]})
+    yield "invalid/dead-over-max", post(path, {"hand": CURATED["no-ox"], "dead": ["AS"] * 407})
+    yield "invalid/dead-bad", post(path, {"hand": CURATED["no-ox"], "dead": ["1S", 5, None]})
+    yield "invalid/dead-not-list", post(path, {"hand": CURATED["no-ox"], "dead": "AS"})
+    yield "invalid/missing", post(path, {"dead": []})
+    yield "invalid/unknown", post(path, {"hand": CURATED["no-ox"], "bet": "equal"})
+    yield "invalid/decks", post(path, {"hand": CURATED["no-ox"], "decks": 9})
+    yield "invalid/rules", post(path, {"hand": CURATED["no-ox"], "rules": {"ties": "x"}})
+    yield "invalid/profile", post(path + "?profile=x", {"hand": CURATED["no-ox"]})
+    yield "invalid/fields", post(path + "?fields=label", {"hand": CURATED["no-ox"]})
+    # Rules no other request uses, so that no cached table makes the work cheap (and allowed).
+    yield "disabled/rules", post(path, {"hand": CURATED["no-ox"], "rules": {"five_small_max_points": 17}}, app="disabled")
+    yield "disabled/profile", post(path, {"hand": CURATED["no-ox"]}, app="disabled")
+
+
+def analysis_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """``getProfileDistribution``, ``getProfileHouseEdge``, ``analyseDistribution``, ``analyseHouseEdge``."""
+    for profile in PROFILES:
+        yield f"distribution/{profile}", get(f"/v1/profiles/{profile}/distribution")
+        yield f"house-edge/{profile}", get(f"/v1/profiles/{profile}/house-edge")
+        yield f"house-edge/{profile}/double", get(f"/v1/profiles/{profile}/house-edge?bet=double")
+        yield f"house-edge/{profile}/equal", get(f"/v1/profiles/{profile}/house-edge?bet=equal")
+    yield "distribution/unknown", get("/v1/profiles/nope/distribution")
+    yield "distribution/query", get("/v1/profiles/standard/distribution?bet=equal")
+    yield "house-edge/unknown", get("/v1/profiles/nope/house-edge")
+    yield "house-edge/unknown-bad-bet", get("/v1/profiles/nope/house-edge?bet=x")
+    yield "house-edge/bad-bet", get("/v1/profiles/standard/house-edge?bet=triple")
+    yield "house-edge/bet-twice", get("/v1/profiles/standard/house-edge?bet=equal&bet=double")
+    yield "house-edge/bet-empty", get("/v1/profiles/standard/house-edge?bet=")
+    yield "house-edge/unknown-param", get("/v1/profiles/standard/house-edge?bet=equal&profile=casino")
+    path = "/v1/analyses/distribution"
+    yield "analyse-distribution/empty", post(path, {})
+    yield "analyse-distribution/niu-niu", post(path + "?profile=niu-niu", {})
+    yield "analyse-distribution/rules-profile", post(path + "?profile=casino", {"rules": {}})
+    yield "analyse-distribution/commission", post(path, {"rules": {"commission_bps": 500}})
+    yield "analyse-distribution/custom", post(path, {"rules": {"three_six_swap": False}})
+    yield "analyse-distribution/invalid-decks", post(path, {"decks": 2})
+    yield "analyse-distribution/invalid-rules", post(path, {"rules": {"three_six_swap": "no", "x": 1}})
+    yield "analyse-distribution/invalid-body", post(path, [])
+    yield "analyse-distribution/invalid-profile", post(path + "?profile=nope", {})
+    yield "analyse-distribution/media", raw(path, "{}", content_type="text/plain")
+    yield "analyse-distribution/disabled", post(path, {"rules": {"five_small_max_points": 11}}, app="disabled")
+    yield "analyse-distribution/disabled-profile", post(path + "?profile=liberal", {}, app="disabled")
+    path = "/v1/analyses/house-edge"
+    yield "analyse-house-edge/empty", post(path, {})
+    yield "analyse-house-edge/equal", post(path + "?profile=bull-bull", {"bet": "equal"})
+    yield "analyse-house-edge/double", post(path + "?profile=tens-are-dukes", {"bet": "double"})
+    yield "analyse-house-edge/readme", post(path, {"rules": {"ties": "push", "commission_bps": 500}, "bet": "equal"})
+    yield "analyse-house-edge/custom-double", post(path + "?profile=casino", {"rules": {"bomb": True}})
+    yield "analyse-house-edge/refused-combination", post(path + "?profile=niu-niu", {
+        "rules": {"commission_bps": 500, "suited_bonus": "hand", "ties": "high_card"}, "bet": "double"})
+    yield "analyse-house-edge/invalid-bet", post(path, {"bet": "triple"})
+    yield "analyse-house-edge/invalid-decks", post(path, {"decks": 1})
+    yield "analyse-house-edge/invalid-unknown", post(path, {"hand": CURATED["no-ox"]})
+    yield "analyse-house-edge/disabled", post(path, {"rules": {"five_small_max_points": 13}}, app="disabled")
+    yield "disabled/profile-distribution", get("/v1/profiles/standard/distribution", app="disabled")
+    yield "disabled/profile-house-edge", get("/v1/profiles/casino/house-edge?bet=equal", app="disabled")
+
+
+def operation_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """health, readiness, metrics, openapiDocument, home, docsPage, docsAsset, routing errors,
+    request ids."""
+    yield "health", get("/healthz")
+    yield "health/query", get("/healthz?cache=1")
+    yield "readiness", get("/readyz")
+    yield "readiness/query", get("/readyz?x=1&y=2")
+    yield "metrics", get("/metrics", only_status=True)
+    yield "metrics/query", get("/metrics?x=1", only_status=True)
+    yield "openapi", get("/openapi.yaml")
+    yield "openapi/query", get("/openapi.yaml?format=json")
+    yield "home", get("/")
+    yield "home/query", get("/?x=1")
+    yield "docs", get("/docs")
+    yield "docs/query", get("/docs?url=x")
+    for asset in ("swagger-ui-bundle.js", "swagger-ui.css", "index.css"):
+        yield f"docs/{asset}", get(f"/docs/{asset}")
+    yield "docs/unknown-asset", get("/docs/swagger-ui.js")
+    yield "docs/asset-query", get("/docs/index.css?v=1")
+    yield "docs/traversal", get("/docs/..%2Fopenapi.yaml")
+    yield "404/path", get("/v1/nope")
+    yield "404/v2", post("/v2/evaluations", {"hand": CURATED["no-ox"]})
+    yield "404/double-slash", post("/v1//evaluations", {"hand": CURATED["no-ox"]})
+    yield "404/trailing-slash", post("/v1/evaluations/", {"hand": CURATED["no-ox"]})
+    yield "405/get-evaluations", get("/v1/evaluations")
+    yield "405/post-profiles", post("/v1/profiles", {})
+    yield "405/put-settlements", {"method": "PUT", "path": "/v1/settlements", "json": {}}
+    yield "405/delete-profile", {"method": "DELETE", "path": "/v1/profiles/standard"}
+    yield "405/post-healthz", post("/healthz", {})
+    yield "405/post-docs", post("/docs", {})
+    yield "head/healthz", {"method": "HEAD", "path": "/healthz"}
+    yield "head/profiles", {"method": "HEAD", "path": "/v1/profiles"}
+    yield "options/evaluations", {"method": "OPTIONS", "path": "/v1/evaluations"}
+    yield "cors-off/origin", post("/v1/evaluations", {"hand": CURATED["no-ox"]}, headers={"Origin": "https://game.example"})
+    yield "cors-off/preflight", {"method": "OPTIONS", "path": "/v1/evaluations", "headers": {
+        "Origin": "https://game.example", "Access-Control-Request-Method": "POST"}}
+    # Request ids: a valid one is echoed (every other entry sends one); a missing or invalid
+    # one is replaced by a generated id (compared as GENERATED_ID).
+    yield "request-id/missing", get("/v1/profiles/standard", headers={})
+    yield "request-id/missing-problem", post("/v1/evaluations", {"hand": ["AS"]}, headers={})
+    yield "request-id/invalid", post("/v1/evaluations", {"hand": ["AS"]}, headers={"X-Request-ID": "bad id!"})
+    yield "request-id/too-long", get("/healthz", headers={"X-Request-ID": "a" * 129})
+    yield "request-id/max", post("/v1/evaluations", {"hand": ["AS"]}, headers={"X-Request-ID": "A-z.0_9:" + "x" * 120})
+    yield "operator/list", get("/v1/profiles", app="operator")
+    yield "operator/get", get("/v1/profiles/bull-push", app="operator")
+    yield "operator/evaluate", post("/v1/evaluations?profile=house-no-tonku", {"hand": CURATED["ngau-tonku"]}, app="operator")
+    yield "operator/rank", post("/v1/rankings?profile=bull-push", {"hands": [{"hand": CURATED["single-ox-0"]},
+                                                                           {"hand": ["10H", "7S", "3C", "KD", "7C"]}]},
+                                app="operator")
+    yield "operator/settle", post("/v1/settlements?profile=bull-push", _table(rng, 4), app="operator")
+    yield "operator/exposure", post("/v1/exposures?profile=house-no-tonku", {"players": [{"stake": 10}]}, app="operator")
+    yield "operator/odds", post("/v1/odds?profile=house-no-tonku", {"hand": CURATED["no-ox"]}, app="operator")
+    yield "operator/distribution", get("/v1/profiles/house-no-tonku/distribution", app="operator")
+    yield "operator/house-edge", get("/v1/profiles/bull-push/house-edge?bet=equal", app="operator")
+    yield "operator/openapi", get("/openapi.yaml", app="operator")
+    yield "operator/unknown-profile", post("/v1/evaluations?profile=house", {"hand": CURATED["no-ox"]}, app="operator")
+
+
+#: The request generators, by operation group; each gets its own seeded random source.
+GROUPS: dict[str, Callable[[random.Random], Iterator[tuple[str, Entry]]]] = {
+    "evaluateHand": evaluation_requests,
+    "evaluateHands": batch_requests,
+    "rankHands": ranking_requests,
+    "settleRound": settlement_requests,
+    "tableExposures": exposure_requests,
+    "profiles": profile_requests,
+    "oddsAgainstDealer": odds_requests,
+    "analyses": analysis_requests,
+    "operations": operation_requests,
+}
+
+
+def requests() -> list[Entry]:
+    """Every request of the corpus, with its ``id`` and (unless it tests request ids) an
+    ``X-Request-ID`` header; deterministic."""
+    out: list[Entry] = []
+    for group, generate in GROUPS.items():
+        rng = random.Random(f"golden/{group}")
+        for name, request in generate(rng):
+            entry: Entry = {"id": f"{group}/{name}"}
+            entry.update(request)
+            if "headers" not in entry:
+                entry["headers"] = {"X-Request-ID": f"golden-{len(out):04d}"}
+            out.append(entry)
+    ids = [e["id"] for e in out]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ValueError(f"duplicate corpus ids: {duplicates}")
+    return out
+
+
+def main() -> None:
+    """Record every request's response into :data:`CORPUS`."""
+    entries = requests()
+    with CORPUS.open("w", encoding="utf-8") as f:
+        for entry in entries:
+            f.write(json.dumps(entry | {"response": replay(entry)}, ensure_ascii=True, sort_keys=False) + "\n")
+    print(f"{len(entries)} requests recorded in {CORPUS} ({CORPUS.stat().st_size:,} bytes)", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
