@@ -52,6 +52,7 @@ __all__ = [
     "Reply",
     "Server",
     "ServerError",
+    "caught_signals",
     "children",
     "environment",
     "free_port",
@@ -139,6 +140,20 @@ def children(pid: int) -> list[int]:
     except OSError:
         return []
     return [int(p) for p in text.split()]
+
+
+def caught_signals(pid: int) -> str | None:
+    """The mask of signals a process has handlers for (``SigCgt`` in /proc), or ``None``
+    once it is gone. A worker forked a moment ago still has its master's handlers (and
+    its mask): a SIGTERM then would be taken for the master's and the worker would go on
+    serving until killed."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("SigCgt:"):
+                return line.split()[1]
+    except OSError:
+        return None
+    return None
 
 
 def pss_mib(pid: int) -> float:
@@ -303,8 +318,13 @@ class Server:
         return out
 
     def ready(self, probe: tuple[str, str, bytes | None] = READY_PROBE) -> bool:
-        """Every worker booted and alive, and the probe answered 200."""
-        if len(self.booted_workers()) < self.workers or len(self.worker_pids()) < self.workers:
+        """Every worker booted, alive and past setting up its own signal handlers (so a
+        SIGTERM from now on drains it), and the probe answered 200."""
+        workers = self.worker_pids()
+        if len(self.booted_workers()) < self.workers or len(workers) < self.workers:
+            return False
+        master = caught_signals(self.proc.pid)
+        if master is None or any(caught_signals(pid) in (master, None) for pid in workers):
             return False
         try:
             return request(self.port, *probe, timeout=5).status == 200
