@@ -9,7 +9,7 @@ Each worker is a gevent worker: every connection is served in its own greenlet, 
 or slow clients cost a few kB each instead of a thread, up to GNAU_WORKER_CONNECTIONS per
 worker. The request line and headers must arrive within GNAU_KEEPALIVE seconds (gunicorn's
 gevent worker bounds every read of a request head by it) and the body within
-GNAU_BODY_TIMEOUT seconds (service.http_body); a connection that stalls longer is closed.
+GNAU_BODY_TIMEOUT seconds (service.http.request_body); a connection that stalls longer is closed.
 
 PROMETHEUS_MULTIPROC_DIR: when unset, a fresh temporary folder, made once per master
 (a SIGHUP reload re-reads this file but keeps the folder and its samples) and removed
@@ -109,7 +109,9 @@ def post_worker_init(worker: Any) -> None:
     of the drain is a greenlet scheduled for later."""
     import gevent
 
-    state = worker.wsgi.extensions["gnau.state"]
+    from service.http.runtime import Runtime
+
+    state = Runtime.of(worker.wsgi).state
     original = worker.handle_exit
 
     def on_term(signum: int, frame: Any) -> None:

@@ -12,13 +12,13 @@ from typing import Any
 
 from flask import Flask, jsonify, request
 
-from service.app import ServerState
+from service.http.runtime import Runtime, ServerState
 
 __all__ = ["app"]
 
 app = Flask(__name__)
-#: gunicorn.conf.py's post_worker_init hook drains through this (SIGTERM handling).
-app.extensions["gnau.state"] = ServerState(ready=True)
+#: gunicorn.conf.py's post_worker_init hook drains through its state (SIGTERM handling).
+Runtime(state=ServerState(ready=True)).install(app)
 
 
 @app.post("/echo")

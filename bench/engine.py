@@ -2,11 +2,11 @@
 
 Everything is timed in the same run, so the ratios hold even on a noisy, shared machine:
 
-* the reference evaluator (:func:`~service.engine.evaluate.evaluate_reference`) on a fixed
+* the reference evaluator (:func:`~service.engine.reference.evaluate_reference`) on a fixed
   random sample of one-deck hands (``--sample``, 50,000 by default);
 * ``evaluate_many`` (numpy, scores and categories) on all 2,598,960 one-deck hands under
   ``standard``; its rate over the reference's rate is the engine ratio (goal ≥ 100x);
-* the per-hand table path, :func:`~service.engine.tables.evaluate` (full ``Evaluation``
+* the per-hand table path, :func:`~service.engine.evaluate.evaluate` (full ``Evaluation``
   objects) and :func:`~service.serialize.evaluation_dicts` (the batch endpoint's path,
   straight to response data), on the same sample;
 * table build time per built-in profile (goal ≤ 2 s each) and the memory of all built-in
@@ -62,7 +62,7 @@ def _median_of(runs: int, fn: Callable[[], object]) -> float:
 
 def _batch_path(codes: list[list[int]], rules: Rules) -> None:
     """What the batch view runs: evaluation data with the cyclic collector paused."""
-    from service import gc_pause
+    from service.http import gc_pause
     from service.serialize import evaluation_dicts
 
     with gc_pause.paused():
@@ -115,9 +115,10 @@ def _in_child(kind: str) -> dict[str, Any]:
 def run(sample: int = SAMPLE, seed: int = SEED) -> list[Row]:
     """Run the engine benchmark and return its rows."""
     from service.engine.cards import CARDS
-    from service.engine.evaluate import evaluate_reference
+    from service.engine.evaluate import evaluate
+    from service.engine.reference import evaluate_reference
     from service.engine.rules import CATEGORIES, PROFILES
-    from service.engine.tables import evaluate, evaluate_many, table_for
+    from service.engine.tables import evaluate_many, table_for
 
     rules = PROFILES["standard"].rules
     table_for(rules)
@@ -151,7 +152,7 @@ def run(sample: int = SAMPLE, seed: int = SEED) -> list[Row]:
     if [(int(s), CATEGORIES[c]) for s, c in zip(scores, categories, strict=True)] != expected:
         raise SystemExit("evaluate_many disagrees with the reference evaluator")
     if [evaluate(hand, rules) for hand in cards[:2000]] != reference_results[:2000]:
-        raise SystemExit("tables.evaluate disagrees with the reference evaluator")
+        raise SystemExit("evaluate.evaluate disagrees with the reference evaluator")
 
     fast_rate = ALL_HANDS / fast
     reference_rate = sample / reference
@@ -167,7 +168,7 @@ def run(sample: int = SAMPLE, seed: int = SEED) -> list[Row]:
         Row("Engine", f"numpy `evaluate_many`, all {ALL_HANDS:,} hands, standard",
             f"{rate(ALL_HANDS, fast, 'hands')} ({fast:.2f} s)"),
         Row("Engine", "engine ratio: numpy all hands / reference", f"{ratio:,.0f}x", "≥ 100x", ratio >= 100),
-        Row("Engine", f"scalar `tables.evaluate` (Evaluation objects), same {sample:,} hands",
+        Row("Engine", f"scalar `evaluate.evaluate` (Evaluation objects), same {sample:,} hands",
             f"{rate(sample, scalar, 'hands')} ({reference / scalar:.0f}x reference)"),
         Row("Engine", f"batch path `evaluation_dicts` (response data, collector paused), same {sample:,} hands",
             f"{rate(sample, dicts, 'hands')} ({reference / dicts:.0f}x reference)"),

@@ -2,7 +2,7 @@
 
 The access line carries the request id the service echoed in ``X-Request-ID`` and the
 ``pid`` of the worker that served it; every line has the fields of
-:func:`service.observability.json_formatter`.
+:func:`service.logs.json_formatter`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from gunicorn.glogging import Logger
 
-from service.observability import json_formatter
+from service.logs import json_formatter
 
 __all__ = ["JsonLogger"]
 

@@ -15,6 +15,7 @@ naming the profile, the knob and the problem (:class:`ProfilesFileError`).
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -25,7 +26,11 @@ import yaml
 from service.engine.rules import PROFILES, Profile, RulesError, apply_overrides
 from service.engine.text import echo
 
-__all__ = ["ProfileRegistry", "ProfilesFileError", "load_profiles_file", "openapi_with_profiles"]
+__all__ = ["PROFILES_FILE_ENV", "ProfileRegistry", "ProfilesFileError", "UnknownProfileError", "load_profiles_file",
+           "load_registry", "openapi_with_profiles"]
+
+#: The environment variable naming the operator's profiles file.
+PROFILES_FILE_ENV = "PROFILES_FILE"
 
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
 _ENTRY_KEYS = {"extends", "description", "rules"}
@@ -35,19 +40,52 @@ class ProfilesFileError(ValueError):
     """The operator's profiles file is unreadable or invalid; the message says where."""
 
 
+class UnknownProfileError(LookupError):
+    """No profile has this name (``name``); ``listing`` says where the profiles are listed.
+
+    >>> str(UnknownProfileError("vegas", "gnau profiles"))
+    "unknown profile 'vegas'; see gnau profiles"
+    """
+
+    def __init__(self, name: str, listing: str) -> None:
+        super().__init__(f"unknown profile {echo(name)}; see {listing}")
+        self.name = name
+        self.listing = listing
+
+
 class ProfileRegistry(Mapping[str, Profile]):
     """Every profile the service knows, built-in first, by name (read-only mapping).
 
     :param extra: operator-defined profiles, in file order.
+    :param listing: where a user sees the profiles (``GET /v1/profiles``, ``gnau profiles``),
+        for the message of an unknown name.
     :raises ProfilesFileError: an extra profile reuses a built-in name.
+
+    >>> ProfileRegistry().named("casino").name
+    'casino'
+    >>> ProfileRegistry().named("vegas")
+    Traceback (most recent call last):
+        ...
+    service.profiles.UnknownProfileError: unknown profile 'vegas'; see GET /v1/profiles
     """
 
-    def __init__(self, extra: list[Profile] | None = None) -> None:
+    def __init__(self, extra: list[Profile] | None = None, listing: str = "GET /v1/profiles") -> None:
         self._profiles: dict[str, Profile] = dict(PROFILES)
+        self.listing = listing
         for profile in extra or []:
             if profile.name in self._profiles:
                 raise ProfilesFileError(f"profile {echo(profile.name)}: the name is already taken")
             self._profiles[profile.name] = profile
+
+    def named(self, name: str) -> Profile:
+        """The profile called ``name``.
+
+        :raises UnknownProfileError: there is none.
+        """
+        profile = self._profiles.get(name)
+        if profile is None:
+            raise UnknownProfileError(name, self.listing)
+        return profile
 
     def __getitem__(self, name: str) -> Profile:
         return self._profiles[name]
@@ -144,6 +182,21 @@ def load_profiles_file(path: str | Path) -> list[Profile]:
     except ProfilesFileError as exc:
         raise ProfilesFileError(f"{path}: {exc}") from None
     return out
+
+
+def load_registry(path: str | Path | None = None, *, listing: str = "GET /v1/profiles") -> ProfileRegistry:
+    """The built-in profiles plus the operator's file (the service and the ``gnau`` command).
+
+    :param path: the profiles file; when ``None``, ``$PROFILES_FILE`` (none when unset or empty).
+    :param listing: where a user sees the profiles (see :class:`ProfileRegistry`).
+    :raises ProfilesFileError: the file is invalid.
+
+    >>> len(load_registry("")) == len(PROFILES)
+    True
+    """
+    if path is None:
+        path = os.environ.get(PROFILES_FILE_ENV) or None
+    return ProfileRegistry(load_profiles_file(path) if path else [], listing)
 
 
 def _profile(name: str, entry: Any) -> Profile:

@@ -1,4 +1,5 @@
-"""marshmallow schemas: request bodies in, response bodies out (the shapes of openapi.yaml).
+"""marshmallow schemas of the request bodies (the shapes of openapi.yaml; the responses are
+:mod:`service.response_schemas`, the analyses' requests :mod:`service.analysis_schemas`).
 
 Cards are parsed with the engine's notation table at the edge: a hand field loads to a
 tuple of card codes. :class:`HandsField` checks a whole list of hands in one pass (the
@@ -17,14 +18,17 @@ from service.engine.cards import CardError as _CardError
 from service.engine.knobs import Knob
 from service.engine.rules import RULE_KNOBS
 from service.engine.settle import BETS, MAX_STAKE
-from service.serialize import evaluation_dict
 
 __all__ = [
+    "MAX_DECKS",
     "BatchRequestSchema",
     "EvaluationRequestSchema",
     "ExposureRequestSchema",
     "RankingRequestSchema",
+    "ScoringRequestSchema",
     "SettlementRequestSchema",
+    "bet_field",
+    "card_codes",
     "max_players",
 ]
 
@@ -231,7 +235,10 @@ RulesOverridesSchema = _Strict.from_dict({name: _knob_field(knob) for name, knob
                                          name="RulesOverridesSchema")
 
 
-class _ScoringRequest(_Strict):
+class ScoringRequestSchema(_Strict):
+    """What every scoring request may carry: ``decks`` (1..8, default 1) and ``rules``
+    (knob overrides, RULES.md section 7)."""
+
     decks = _decks_field()
     rules = _nested(RulesOverridesSchema, load_default=None, allow_none=False)
 
@@ -266,7 +273,7 @@ def _decks(data: Mapping[str, Any]) -> int | None:
     return decks if isinstance(decks, int) else None
 
 
-class EvaluationRequestSchema(_ScoringRequest):
+class EvaluationRequestSchema(ScoringRequestSchema):
     """``POST /v1/evaluations``: ``{"hand": [5 cards], "decks": 1, "rules": {...}}``.
 
     The most common body, ``{"hand": [five distinct cards]}``, loads without the field
@@ -301,7 +308,7 @@ class EvaluationRequestSchema(_ScoringRequest):
                 raise ValidationError(errors)
 
 
-class BatchRequestSchema(_ScoringRequest):
+class BatchRequestSchema(ScoringRequestSchema):
     """``POST /v1/evaluations/batch``: ``{"hands": [[5 cards], ...], "decks": 1}``."""
 
     hands = HandsField(1, MAX_BATCH, required=True, error_messages=MESSAGES)
@@ -323,7 +330,7 @@ class RankingEntrySchema(_Strict):
     hand = HandField(required=True, error_messages=MESSAGES)
 
 
-class RankingRequestSchema(_ScoringRequest):
+class RankingRequestSchema(ScoringRequestSchema):
     """``POST /v1/rankings``: 2 to 1,000 hands, each checked on its own."""
 
     hands = BoundedList(_nested(RankingEntrySchema), 2, MAX_RANKING, "hands", required=True)
@@ -345,7 +352,8 @@ class DealerSchema(_Strict):
     hand = HandField(required=True, error_messages=MESSAGES)
 
 
-def _bet_field() -> fields.String:
+def bet_field() -> fields.String:
+    """A ``bet`` member: ``double`` (the default) or ``equal`` (RULES.md section 6.1)."""
     return _choice(*BETS, load_default="double")
 
 
@@ -355,10 +363,10 @@ class PlayerSchema(_Strict):
     id = _id_field()
     hand = HandField(required=True, error_messages=MESSAGES)
     stake = _stake_field()
-    bet = _bet_field()
+    bet = bet_field()
 
 
-class SettlementRequestSchema(_ScoringRequest):
+class SettlementRequestSchema(ScoringRequestSchema):
     """``POST /v1/settlements``: a dealer, 1 to 82 players; cards counted across the table."""
 
     dealer = _nested(DealerSchema, required=True)
@@ -396,10 +404,10 @@ class ExposureSeatSchema(_Strict):
 
     id = _id_field()
     stake = _stake_field()
-    bet = _bet_field()
+    bet = bet_field()
 
 
-class ExposureRequestSchema(_ScoringRequest):
+class ExposureRequestSchema(ScoringRequestSchema):
     """``POST /v1/exposures``: 1 to 82 seats (no hands), as many as ``decks`` can seat.
 
     >>> ExposureRequestSchema().load({"players": [{"stake": 5, "bet": "equal"}]})["players"]
@@ -416,118 +424,3 @@ class ExposureRequestSchema(_ScoringRequest):
             raise ValidationError({"players": {"_self": [
                 f"{decks} deck{'s' if decks > 1 else ''} can seat at most {max_players(decks)} players "
                 f"besides the dealer, got {len(players)}"]}})
-
-
-# ---------------------------------------------------------------------------------------
-# Responses. An evaluation is dumped by one function (service.serialize), wrapped in a
-# field here; the batch path calls service.serialize.evaluation_dicts directly.
-
-
-class EvaluationField(fields.Field[Any]):
-    """Dumps an :class:`~service.engine.evaluate.Evaluation` (the ``Evaluation`` schema)."""
-
-    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
-        return evaluation_dict(value)
-
-
-class ScoringContextSchema(Schema):
-    """What every scoring response carries: the profile and the effective rules' digest."""
-
-    profile = fields.String()
-    rules_digest = fields.String()
-    rules = fields.Dict()
-    max_payout = fields.Integer()
-
-
-class RankedHandSchema(Schema):
-    """One place in a ranking."""
-
-    index = fields.Integer()
-    id = fields.String(allow_none=True)
-    position = fields.Integer()
-    evaluation = EvaluationField()
-
-
-class RankingResponseSchema(ScoringContextSchema):
-    """``{"profile", "rules_digest", "ranking": [...]}``, strongest first."""
-
-    ranking = fields.List(fields.Nested(RankedHandSchema))
-
-
-class ExposureSchema(Schema):
-    """``{"max_loss", "max_win"}`` (RULES.md section 6.3)."""
-
-    max_loss = fields.Integer()
-    max_win = fields.Integer()
-
-
-class DealerResultSchema(Schema):
-    """The dealer's hand, gross result, commission, net amount and exposure."""
-
-    evaluation = EvaluationField()
-    gross = fields.Integer()
-    commission = fields.Integer()
-    net = fields.Integer()
-    exposure = fields.Nested(ExposureSchema)
-
-
-class PlayerResultSchema(Schema):
-    """One player's settled result."""
-
-    id = fields.String(allow_none=True)
-    evaluation = EvaluationField()
-    stake = fields.Integer()
-    bet = fields.String()
-    outcome = fields.String()
-    gross = fields.Integer()
-    commission = fields.Integer()
-    amount = fields.Integer()
-    exposure = fields.Nested(ExposureSchema)
-
-
-class SettlementResponseSchema(ScoringContextSchema):
-    """``{"profile", "rules_digest", "dealer": {...}, "players": [...], "house"}``."""
-
-    dealer = fields.Nested(DealerResultSchema)
-    players = fields.List(fields.Nested(PlayerResultSchema))
-    house = fields.Integer()
-
-
-class ExposureSeatResultSchema(Schema):
-    """One seat's exposure before the deal."""
-
-    id = fields.String(allow_none=True)
-    stake = fields.Integer()
-    bet = fields.String()
-    exposure = fields.Nested(ExposureSchema)
-
-
-class ExposureDealerSchema(Schema):
-    """The dealer's exposure before the deal."""
-
-    exposure = fields.Nested(ExposureSchema)
-
-
-class ExposureResponseSchema(ScoringContextSchema):
-    """``{"profile", "rules_digest", "max_payout", "dealer": {...}, "players": [...]}``."""
-
-    dealer = fields.Nested(ExposureDealerSchema)
-    players = fields.List(fields.Nested(ExposureSeatResultSchema))
-
-
-class ProfileSchema(Schema):
-    """A rules profile with its full rules."""
-
-    name = fields.String()
-    description = fields.String()
-    builtin = fields.Boolean()
-    extends = fields.String(allow_none=True)
-    rules_digest = fields.Function(lambda p: p.rules.digest())
-    rules = fields.Function(lambda p: p.rules.as_dict())
-    max_payout = fields.Function(lambda p: p.rules.max_payout)
-
-
-class ProfileListSchema(Schema):
-    """``{"profiles": [...]}``."""
-
-    profiles = fields.List(fields.Nested(ProfileSchema))

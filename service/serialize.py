@@ -1,15 +1,15 @@
 """Evaluations as JSON-ready data (the ``Evaluation`` schema of openapi.yaml).
 
 One function, :func:`_evaluation`, writes the shape; everything else feeds it:
-:func:`evaluation_dict` from an :class:`~service.engine.evaluate.Evaluation` (single
+:func:`evaluation_dict` from an :class:`~service.engine.hand.Evaluation` (single
 answers, rankings, settlements, via the response schemas' fields), and
 :func:`evaluation_dicts` straight from card codes for the batch path, which skips the
-:class:`~service.engine.evaluate.Evaluation` objects (about 10 µs a hand) and resolves
+:class:`~service.engine.hand.Evaluation` objects (about 10 µs a hand) and resolves
 hands with :func:`service.engine.tables.resolve_many` (about 1 µs a hand). Both give
 equal data for the same hand.
 
 >>> from service.engine.cards import parse_hand
->>> from service.engine.evaluate import evaluate_reference
+>>> from service.engine.reference import evaluate_reference
 >>> from service.engine.rules import Rules
 >>> hand = parse_hand("3S 6H 8D 4C 8H".split())
 >>> evaluation_dicts([[c.code for c in hand]], Rules()) == [evaluation_dict(evaluate_reference(hand, Rules()))]
@@ -22,9 +22,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from service.engine.cards import CARDS
-from service.engine.evaluate import Evaluation, evaluate_reference
+from service.engine.classes import RANK_WEIGHT
+from service.engine.evaluate import use_table
+from service.engine.hand import Evaluation
+from service.engine.reference import evaluate_reference
 from service.engine.rules import Rules
-from service.engine.tables import RANK_WEIGHT, resolve_many, use_table
+from service.engine.tables import resolve_many
 from service.engine.text import echo
 
 __all__ = ["EVALUATION_FIELDS", "evaluate_batch", "evaluation_dict", "evaluation_dicts", "parse_fields", "select"]
@@ -114,7 +117,7 @@ def evaluation_dicts(hands: Sequence[Sequence[int]], rules: Rules,
                      fields: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
     """:func:`evaluation_dict` of every hand, straight from card codes (the batch path).
 
-    Uses the rules' table when :func:`~service.engine.tables.use_table` says so, else the
+    Uses the rules' table when :func:`~service.engine.evaluate.use_table` says so, else the
     reference evaluator; the data is the same either way.
 
     :param hands: hands of five valid card codes (0..51) each, in input order.

@@ -27,10 +27,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from service.cors import CORS_ENV, CorsConfigError, parse_origins
-from service.engine.text import clip
+from service.engine.text import clip, echo
 
-__all__ = ["LOG_LEVELS", "VARIABLES", "Settings", "SettingsError", "from_environ"]
+__all__ = ["CORS_ENV", "LOG_LEVELS", "VARIABLES", "CorsConfigError", "Settings", "SettingsError", "from_environ",
+           "parse_origins"]
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 
@@ -61,6 +61,50 @@ _BIND = re.compile(r"(unix:/\S+|(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):[0-9]{1,5})"
 _WSGI_APP = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 
 
+#: The environment variable naming the allowed origins.
+CORS_ENV = "GNAU_CORS_ORIGINS"
+
+_ORIGIN = re.compile(r"^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^https?://\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$")
+
+
+class CorsConfigError(ValueError):
+    """``GNAU_CORS_ORIGINS`` is not a list of origins; the message names the bad entry."""
+
+
+def parse_origins(value: str | None) -> list[str]:
+    """The allowed origins of a ``GNAU_CORS_ORIGINS`` value; empty means CORS is off.
+
+    :param value: comma-separated origins, ``*``, or empty/``None``.
+    :return: the origins, in order, without duplicates; ``['*']`` for any origin.
+    :raises CorsConfigError: an entry is not ``scheme://host[:port]`` (http or https, no
+        path, no trailing slash), or ``*`` is combined with origins.
+
+    >>> parse_origins(None), parse_origins("  ")
+    ([], [])
+    >>> parse_origins("https://game.example, http://localhost:3000")
+    ['https://game.example', 'http://localhost:3000']
+    >>> parse_origins("*")
+    ['*']
+    >>> parse_origins("https://game.example/")
+    Traceback (most recent call last):
+    ...
+    service.settings.CorsConfigError: GNAU_CORS_ORIGINS: 'https://game.example/' is not an origin; write scheme://host[:port] (http or https, no path), e.g. https://game.example
+    """
+    entries = [e.strip() for e in (value or "").split(",") if e.strip()]
+    if entries == ["*"]:
+        return entries
+    out: list[str] = []
+    for entry in entries:
+        if entry == "*":
+            raise CorsConfigError(f"{CORS_ENV}: '*' (any origin) cannot be combined with a list of origins")
+        if not _ORIGIN.match(entry):
+            raise CorsConfigError(f"{CORS_ENV}: {echo(entry)} is not an origin; write scheme://host[:port] "
+                                  "(http or https, no path), e.g. https://game.example")
+        if entry not in out:
+            out.append(entry)
+    return out
+
+
 class SettingsError(ValueError):
     """A variable of the environment has a value the service does not accept."""
 
@@ -83,7 +127,7 @@ class Settings:
     log_level: str = "info"
     analysis_budget_seconds: float = 10.0
     analysis_pool_seconds: float = 30.0
-    wsgi_app: str = "service.wsgi:app"
+    wsgi_app: str = "service.http.wsgi:app"
     gunicorn_config: str | None = None
     profiles_file: str | None = None
     cors_origins: tuple[str, ...] = ()

@@ -11,7 +11,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from bench.harness import Server, launch
-from service.app import create_app
+from service.http.app import create_app
 
 ROOT = Path(__file__).resolve().parents[1]
 

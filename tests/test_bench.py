@@ -16,6 +16,7 @@ from bench import http, load
 from bench.__main__ import section
 from bench.common import Row
 from bench.echo_app import app as echo_app
+from service.http.runtime import Runtime
 
 
 def test_common_doctests() -> None:
@@ -51,7 +52,7 @@ def test_echo_app_echoes_the_same_body() -> None:
     response = echo_app.test_client().post("/echo", data=http.SINGLE_BODY, content_type="application/json")
     assert response.status_code == 200
     assert response.get_json() == json.loads(http.SINGLE_BODY)
-    assert echo_app.extensions["gnau.state"].draining is False  # what gunicorn.conf.py's hook needs
+    assert Runtime.of(echo_app).state.draining is False  # what gunicorn.conf.py's hook needs
 
 
 def test_wrk_script_renders_body_and_pacing(tmp_path: Path) -> None:

@@ -17,8 +17,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from bench.harness import ROOT, free_port, stop
-from service.app import create_app
 from service.cli import main
+from service.http.app import create_app
 
 from .cases import COMMISSION_ROUNDS, NIU_NIU_ROWS, SETTLEMENTS, STANDARD_ROWS, hand
 

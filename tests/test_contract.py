@@ -15,8 +15,8 @@ from openapi_spec_validator import validate
 from openapi_spec_validator.readers import read_from_filename
 from schemathesis.core.result import Ok
 
-from service.app import create_app
 from service.engine.cards import accepted_spellings
+from service.http.app import create_app
 from tests import contract_hooks
 
 SPEC = Path(__file__).resolve().parents[1] / "openapi.yaml"

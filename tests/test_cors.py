@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from flask import Flask
 
-from service.app import create_app
-from service.cors import CorsConfigError, parse_origins
+from service.http.app import create_app
+from service.http.runtime import Runtime
+from service.settings import CorsConfigError, parse_origins
 
 GAME = "https://game.example"
 PREFLIGHT = {"Origin": GAME, "Access-Control-Request-Method": "POST",
@@ -37,13 +38,13 @@ def test_cors_is_off_by_default(app: Flask) -> None:
 def test_cors_is_off_when_the_environment_names_no_origin(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GNAU_CORS_ORIGINS", " ")
     app = create_app({"TESTING": True, "PROFILES_FILE": None})
-    assert app.extensions["gnau.cors_origins"] == []
+    assert Runtime.of(app).cors_origins == []
 
 
 def test_cors_origins_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GNAU_CORS_ORIGINS", GAME)
     app = create_app({"TESTING": True, "PROFILES_FILE": None})
-    assert app.extensions["gnau.cors_origins"] == [GAME]
+    assert Runtime.of(app).cors_origins == [GAME]
     answer = app.test_client().post("/v1/evaluations", json=HAND, headers={"Origin": GAME})
     assert answer.headers["Access-Control-Allow-Origin"] == GAME
 

@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 
 from service.engine.cards import CARDS
+from service.engine.evaluate import evaluate
 from service.engine.rules import PROFILES
-from service.engine.tables import evaluate, evaluate_many
+from service.engine.tables import evaluate_many
 from tests.reference import reference_evaluate
 
 ALL_HANDS = 2_598_960

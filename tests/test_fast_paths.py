@@ -9,7 +9,7 @@
 * the one-pass batch validation (:class:`service.schemas.HandsField`): every bad card of
   every hand named by its exact JSON pointer;
 * the collector pause the batch view runs under;
-* the settlement answer (:func:`service.scoring.settlement_answer`, written straight into
+* the settlement answer (:func:`service.operations.scoring.settlement_answer`, written straight into
   dicts) against the same data dumped by ``SettlementResponseSchema``.
 
 No timings here: bench/ measures speed.
@@ -26,11 +26,12 @@ import orjson
 import pytest
 from flask.testing import FlaskClient
 
-from service import gc_pause
 from service.engine.cards import CARDS, Card
-from service.engine.evaluate import evaluate_reference
+from service.engine.evaluate import BUILD_THRESHOLD, evaluate, use_table
+from service.engine.reference import evaluate_reference
 from service.engine.rules import PROFILES, Rules, apply_overrides
-from service.engine.tables import _PLACEMENTS, BUILD_THRESHOLD, evaluate, resolve_many, table_for, use_table
+from service.engine.tables import PLACEMENTS, resolve_many, table_for
+from service.http import gc_pause
 from service.serialize import evaluation_dict, evaluation_dicts
 
 PROFILE_NAMES = sorted(PROFILES)
@@ -132,7 +133,7 @@ def test_every_input_order_of_one_hand() -> None:
 def test_placements_map_sorted_positions_back_to_input() -> None:
     hand = [40, 7, 29, 3, 18]  # codes; sorted: 3, 7, 18, 29, 40
     order = tuple(sorted(range(5), key=hand.__getitem__))
-    for ox, placements in _PLACEMENTS.items():
+    for ox, placements in PLACEMENTS.items():
         ox_at, ox_from, power_at, power_from = placements[order]
         sorted_codes = sorted(hand)
         assert [hand[i] for i in ox_at] == sorted((sorted_codes[p] for p in ox), key=hand.index)
@@ -356,9 +357,9 @@ def test_single_hand_fast_load_equals_the_fields() -> None:
 
 @pytest.mark.parametrize("profile", PROFILE_NAMES)
 def test_settlement_answer_is_the_schema_dump(profile: str) -> None:
+    from service.operations.scoring import load_body, settlement_answer, settlement_answer_dumped
     from service.profiles import ProfileRegistry
     from service.schemas import SettlementRequestSchema
-    from service.scoring import load_body, settlement_answer, settlement_answer_dumped
 
     rng = random.Random(f"settle-{profile}")
     for players, rules in ((1, None), (9, {"commission_bps": 250, "dealer_commission_bps": 700}), (40, None)):
@@ -372,7 +373,7 @@ def test_settlement_answer_is_the_schema_dump(profile: str) -> None:
         if rules is not None:
             body["rules"] = rules
         errors: list[Any] = []
-        s = load_body(SettlementRequestSchema(), body, profile, ProfileRegistry(), errors, profiles_hint="-")
+        s = load_body(SettlementRequestSchema(), body, profile, ProfileRegistry(), errors)
         assert s is not None, errors
         answer, evaluations = settlement_answer(s)
         assert orjson.dumps(answer) == orjson.dumps(settlement_answer_dumped(s))  # same data, same order

@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -67,3 +70,28 @@ def test_corpus_covers_every_operation() -> None:
 
 def _matches(template: list[str], path: list[str]) -> bool:
     return len(template) == len(path) and all(t.startswith("{") or t == p for t, p in zip(template, path, strict=True))
+
+
+_HASHING_PROBE = """
+import json
+from service.http.app import create_app
+client = create_app({"TESTING": True}).test_client()
+body = {"hand": ["10S", "9H", "8D", "4C", "4H"], **{name: 1 for name in "zyxwvutsrq"}}
+out = [client.post("/v1/evaluations", data=json.dumps(body), content_type="application/json").get_json()["errors"],
+       client.open("/v1/evaluations", method="OPTIONS").headers["Allow"],
+       client.delete("/v1/rankings").get_json()["detail"]]
+print(json.dumps(out))
+"""
+
+
+def test_answers_do_not_depend_on_string_hashing() -> None:
+    """Werkzeug's allowed methods and marshmallow's unknown fields come from sets; the
+    service orders both (sorted methods, the body's order), so every worker process
+    answers the same bytes."""
+    answers = {subprocess.run([sys.executable, "-c", _HASHING_PROBE], capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in (1, 2, 3)}
+    assert len(answers) == 1
+    errors, allow, detail = json.loads(answers.pop())
+    assert [e["pointer"] for e in errors] == [f"/{name}" for name in "zyxwvutsrq"]
+    assert allow == "OPTIONS, POST"
+    assert detail.endswith("allowed: OPTIONS, POST.")

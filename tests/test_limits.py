@@ -555,7 +555,9 @@ def test_the_cache_policy_is_safe_under_threads() -> None:
 
 
 def test_engine_caches_are_safe_under_threads() -> None:
-    from service.engine import odds, tables
+    from service.engine import tables
+    from service.engine.distribution import distribution
+    from service.engine.evaluate import evaluator, use_table
     from service.engine.rules import PROFILES, apply_overrides
 
     base = PROFILES["standard"].rules
@@ -566,11 +568,11 @@ def test_engine_caches_are_safe_under_threads() -> None:
         try:
             for k in range(200):  # 40 rule sets without tables: the per-rules hand counters
                 r = rules[(offset * 7 + k) % len(rules)]
-                assert tables.evaluator(r, 1) is not None
+                assert evaluator(r, 1) is not None
             for k in range(3):  # 12 rule sets with tables, more than the 8 kept
                 r = rules[offset * 3 + k]
-                assert odds.distribution(r).total == 2_598_960
-                assert tables.use_table(r) is not None or not tables.has_table(r)
+                assert distribution(r).total == 2_598_960
+                assert use_table(r) is not None or not tables.has_table(r)
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
 

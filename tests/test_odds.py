@@ -1,8 +1,8 @@
 """Exact odds, distributions and the house edge (issue 5), against brute force.
 
-Brute force here means: evaluate every hand with the table (``tables.evaluate``) and
+Brute force here means: evaluate every hand with the table (``service.engine.evaluate.evaluate``) and
 settle every pair with ``settle_one`` — nothing shared with the grouped computations of
-``service.engine.odds`` beyond the evaluator itself.
+``service.engine.odds``, ``distribution`` and ``house_edge`` beyond the evaluator itself.
 """
 
 from __future__ import annotations
@@ -20,21 +20,15 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from service.app import create_app
+from bench.edge_table import edge_table
 from service.engine.cards import CARD_CODES, CARDS, Card
-from service.engine.odds import (
-    Odds,
-    OddsError,
-    distribution,
-    edge_table,
-    house_edge,
-    house_edge_method,
-    labels_of,
-    odds,
-)
+from service.engine.distribution import distribution, labels_of
+from service.engine.evaluate import evaluate
+from service.engine.house_edge import house_edge, house_edge_method
+from service.engine.odds import Odds, OddsError, odds
 from service.engine.rules import PROFILES, Rules, apply_overrides
 from service.engine.settle import BETS, settle_one
-from service.engine.tables import evaluate
+from service.http.app import create_app
 from tests.test_exhaustive import PINNED_COUNTS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -315,7 +309,7 @@ def odds_section() -> str:
 
 def test_docs_table_matches_the_engine() -> None:
     section = odds_section()
-    assert "python -m service.engine.odds --table" in section
+    assert "python -m bench.edge_table" in section
     assert edge_table() in section
 
 

@@ -12,8 +12,8 @@ import yaml
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.app import create_app
 from service.engine.rules import PROFILES, apply_overrides
+from service.http.app import create_app
 from service.profiles import ProfileRegistry, ProfilesFileError, load_profiles_file
 
 ROOT = Path(__file__).resolve().parents[1]

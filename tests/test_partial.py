@@ -2,7 +2,7 @@
 
 Brute force here means: every completion of the known cards and every opponent hand are
 enumerated literally from the physical cards left (copies of a card apart), each final hand
-evaluated with the table (``tables.evaluate``) and each deal settled with ``settle_one`` —
+evaluated with the table (``service.engine.evaluate.evaluate``) and each deal settled with ``settle_one`` —
 nothing shared with the grouped computations of ``service.engine.partial``.
 """
 
@@ -22,15 +22,17 @@ import pytest
 from click.testing import CliRunner
 from flask.testing import FlaskClient
 
-from service.app import create_app
 from service.cli import cli
 from service.engine.cards import CARD_CODES, CARDS, Card
-from service.engine.evaluate import Evaluation
+from service.engine.evaluate import evaluate
+from service.engine.hand import Evaluation
 from service.engine.odds import OddsError, odds
 from service.engine.partial import partial_odds
+from service.engine.partial_classes import by_classes, class_path_applies
+from service.engine.partial_walk import by_walk
 from service.engine.rules import PROFILES, Rules
 from service.engine.settle import settle_one
-from service.engine.tables import evaluate
+from service.http.app import create_app
 from tests.test_odds import RULE_SETS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -149,6 +151,30 @@ def test_three_known_cards_with_two_decks_and_dead_cards_sum_the_four_card_odds(
     assert 2 * whole.wins == sum(n * p.wins for n, p in parts)
     assert 2 * whole.net == sum(n * p.net for n, p in parts)
     assert 2 * whole.deals == sum(n * p.deals for n, p in parts)
+
+
+@pytest.mark.parametrize(("name", "known", "dead", "role"), [
+    ("liberal", "AS KH 10D", "QS 7C", "player"),
+    ("niu-niu", "JS 9H 2C", "", "dealer"),
+    ("ox-bonus-push", "5S 5H 10S 3D", "KS", "player"),
+    ("hand-bonus-dealer", "2H 7H JH", "", "dealer"),
+])
+def test_the_class_sums_agree_with_the_multiset_walk_on_a_full_deck(name: str, known: str, dead: str,
+                                                                     role: str) -> None:
+    """One deck under rules that use suits: the class sums (top card for high-card ties, the
+    suited hands' extra) and the walk of every card multiset count the same, every deal."""
+    rules = RULE_SETS[name]
+    left = [1] * 52
+    for c in codes(known) + codes(dead):
+        left[c] = 0
+    assert class_path_applies(rules, left)
+    labels: tuple[dict[str, int], dict[str, int]] = ({}, {})
+    fifth: tuple[dict[str, list[int]], dict[str, list[int]]] = ({}, {})
+    fast = by_classes(codes(known), left, rules, role, labels[0], fifth[0])
+    walked = by_walk(codes(known), left, rules, role, labels[1], fifth[1])
+    assert fast == walked
+    assert labels[0] == labels[1]
+    assert {k: sorted(v) for k, v in fifth[0].items()} == {k: sorted(v) for k, v in fifth[1].items()}
 
 
 def test_five_known_cards_as_player_answer_as_the_five_card_odds() -> None:
@@ -331,14 +357,15 @@ def test_bad_forms_are_problems_naming_the_field(client: FlaskClient, body: dict
 def test_expensive_partial_odds_are_charged_to_the_budget() -> None:
     client = create_app({"TESTING": True, "PROFILES_FILE": None, "ANALYSIS_BUDGET_SECONDS": 0}).test_client()
     cheap = client.post("/v1/odds", json={"hand": ["AS", "KH", "10D", "4C"]})
-    assert cheap.status_code == 200  # under CHEAP_SECONDS: not counted
+    assert cheap.status_code == 200  # under CHEAP_SECONDS: not counted (suits or not, with one deck)
     costly = client.post("/v1/odds?profile=niu-niu", json={"hand": ["AS", "KH", "10D"]})
     assert costly.status_code == 403
     assert costly.get_json()["type"] == "/problems/analysis-disabled"
+    assert client.post("/v1/odds?profile=niu-niu", json={"hand": ["AS", "KH", "10D", "4C"]}).status_code == 200
     app = create_app({"TESTING": True, "PROFILES_FILE": None, "ANALYSIS_BUDGET_SECONDS": 0.5})
     client = app.test_client()
-    assert client.post("/v1/odds?profile=niu-niu", json={"hand": ["AS", "KH", "10D", "4C"]}).status_code == 200
-    refused = client.post("/v1/odds?profile=niu-niu", json={"hand": ["AS", "KH", "10D"]})
+    assert client.post("/v1/odds?profile=niu-niu", json={"hand": ["AS", "KH", "10D"]}).status_code == 200
+    refused = client.post("/v1/odds?profile=niu-niu", json={"hand": ["AS", "KH", "10D"], "decks": 2})
     assert refused.status_code == 429
     assert int(refused.headers["Retry-After"]) >= 1
 

@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 from service.engine.cards import CARDS, Card
 from service.engine.compare import compare, rank_hands, strength_key
-from service.engine.evaluate import evaluate_reference
+from service.engine.evaluate import evaluate
 from service.engine.exposure import table_exposure
+from service.engine.reference import evaluate_reference
 from service.engine.rules import PROFILES
 from service.engine.settle import BETS, MAX_STAKE, settle
-from service.engine.tables import evaluate
 
 PROFILE_NAMES = list(PROFILES)
 hands = st.lists(st.sampled_from(CARDS), min_size=5, max_size=5, unique=True).map(tuple)

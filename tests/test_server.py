@@ -184,7 +184,7 @@ def test_bad_profiles_file_stops_start_up(tmp_path: Path) -> None:
     stderr = server.error_log.read_text()
     assert "Traceback" not in stderr
     (record,) = [r for r in server.errors() if r["level"] == "CRITICAL"]
-    assert record["name"] == "service.wsgi"
+    assert record["name"] == "service.http.wsgi"
     assert record["message"] == (
         f"invalid PROFILES_FILE, not starting: {path}: profile 'house-aces': "
         "knob double_ox_order: must be one of king_high, ace_high"

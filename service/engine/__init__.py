@@ -1,9 +1,14 @@
 """The Gnau engine: plain Python, no web framework (RULES.md is the specification).
 
 Modules, one concept deep, dependencies running one way:
-``cards`` (notation) → ``rules`` (knobs, profiles) → ``evaluate`` (reference evaluator)
-→ ``tables`` (precomputed fast path) → ``compare`` (ordering, ranking) → ``settle``
-(bets, commission) → ``exposure`` (what a table can lose before the deal).
+``cards`` (notation) → ``rules`` (knobs, profiles) → ``hand`` (what an evaluation gives)
+→ ``reference`` (the literal evaluator) → ``classes`` (hand classes, counted) → ``tables``
+(the precomputed fast path) → ``evaluate`` (the fastest evaluator for the rules) →
+``compare`` (ordering, ranking) → ``settle`` (bets, commission) → ``exposure`` (what a
+table can lose before the deal). The analyses: ``walk`` (every card multiset, for rules
+that use suits) → ``odds`` (five known cards) → ``distribution``, ``house_edge``,
+``partial`` (fewer known cards) → ``cost`` (what an analysis costs now, ``prepare``).
+Every cache is a section of one locked object, ``cache.CACHE``.
 
 >>> from service.engine import PROFILES, evaluate, parse_hand
 >>> evaluate(parse_hand("KS 9H 7D AS 4C".split()), PROFILES["standard"].rules).label
@@ -12,11 +17,13 @@ Modules, one concept deep, dependencies running one way:
 
 from service.engine.cards import CARDS, Card, CardError, HandError, Rank, Suit, parse_card, parse_hand
 from service.engine.compare import RankedHand, compare, rank_hands
-from service.engine.evaluate import Evaluation, Formation, evaluate_reference
+from service.engine.evaluate import evaluate, evaluator
 from service.engine.exposure import Exposure, TableExposure, player_exposure, table_exposure
+from service.engine.hand import Evaluation, Formation
+from service.engine.reference import evaluate_reference
 from service.engine.rules import PROFILES, Category, Profile, Rules, RulesError, apply_overrides
 from service.engine.settle import PlayerResult, Settlement, settle
-from service.engine.tables import evaluate, evaluate_many, evaluator
+from service.engine.tables import evaluate_many
 
 __all__ = [
     "CARDS",

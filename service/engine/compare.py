@@ -2,7 +2,7 @@
 
 >>> from service.engine.cards import parse_hand
 >>> from service.engine.rules import PROFILES
->>> from service.engine.tables import evaluate
+>>> from service.engine.evaluate import evaluate
 >>> nn = PROFILES["niu-niu"].rules
 >>> dealer = evaluate(parse_hand("KH QS 10D 4C AC".split()), nn)
 >>> player = evaluate(parse_hand("KS QH JD 2C 3C".split()), nn)
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from service.engine.cards import Card
-from service.engine.evaluate import Evaluation
+from service.engine.hand import Evaluation
 from service.engine.rules import Rules
 
 __all__ = ["RankedHand", "compare", "high_card_key", "rank_hands", "strength_key"]
@@ -80,7 +80,7 @@ def rank_hands(evaluations: Sequence[Evaluation], rules: Rules) -> list[RankedHa
 
     >>> from service.engine.cards import parse_hand
     >>> from service.engine.rules import PROFILES
-    >>> from service.engine.tables import evaluate
+    >>> from service.engine.evaluate import evaluate
     >>> std = PROFILES["standard"].rules
     >>> hands = ["10S 9H 8D 4C 4H", "JS QH KD JC QD", "10H 9D AD 7C 4S", "10C 9C AC 7D 4D"]
     >>> ranked = rank_hands([evaluate(parse_hand(h.split()), std) for h in hands], std)

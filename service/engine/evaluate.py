@@ -1,290 +1,113 @@
-"""Evaluating one hand: the ox, the power and the category (RULES.md sections 2-4).
+"""Evaluating hands: :func:`evaluate` (the table-driven fast path), and :func:`evaluator`
+and :func:`use_table` (the fastest way for rules that may have no table yet: when a table
+is worth building), RULES.md sections 3-4 and 7.
 
-:func:`evaluate_reference` is the straightforward evaluator: it tries every choice of three
-cards as the ox and every 3/6 value assignment, and keeps the strongest result. It is the
-reference the precomputed tables (:mod:`service.engine.tables`) are tested against.
+Both give exactly what the reference evaluator
+(:func:`~service.engine.reference.evaluate_reference`) gives (the tests check every one of
+the 2,598,960 one-deck hands); the result types are in :mod:`service.engine.hand`.
 
 >>> from service.engine.cards import parse_hand
->>> from service.engine.rules import Rules
->>> e = evaluate_reference(parse_hand("3S 6H 8D 4C 8H".split()), Rules())
->>> e.label, [str(c) for c in e.ox.cards], e.ox.points, [str(c) for c in e.power.cards]
-('Double-Ox 8', ['3S', '6H', '4C'], (3, 3, 4), ['8D', '8H'])
+>>> from service.engine.rules import PROFILES
+>>> evaluate(parse_hand("10S 7H 3D KC 7D".split()), PROFILES["standard"].rules).label
+'Single-Ox 0'
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from itertools import combinations, product
+from collections.abc import Callable, Sequence
+from functools import partial
 
-from service.engine.cards import Card, Rank, Suit
+from service.engine.cache import CACHE, BoundedCache
+from service.engine.cards import Card
+from service.engine.hand import Evaluation, Formation
+from service.engine.reference import evaluate_reference
 from service.engine.rules import Rules
+from service.engine.tables import Table, built_table, resolve_many, table_for
 
-__all__ = [
-    "Evaluation",
-    "Formation",
-    "evaluate_reference",
-    "label_of",
-    "score_of",
-]
+__all__ = ["BUILD_THRESHOLD", "evaluate", "evaluator", "use_table"]
 
-_THREE_SIX = (Rank.THREE, Rank.SIX)
-_SMALL = (Rank.ACE, Rank.TWO, Rank.THREE, Rank.FOUR)
-_FACES = (Rank.JACK, Rank.QUEEN, Rank.KING)
-_LABEL_BASE = {
-    "no_ox": "No Ox",
-    "ngau_tonku": "Ngau Tonku",
-    "five_small": "Five Small",
-    "five_dukes": "Five Dukes",
-    "four_dukes": "Four Dukes",
-}
+#: How many hands have been asked for under rules that have no table yet (1,024 rules kept).
+_HANDS_SEEN: BoundedCache[Rules, int] = CACHE.section("hands seen without a table", 1024)
+#: Rules without a table are evaluated with the reference evaluator (about 50 µs a hand)
+#: until this many of their hands have been asked for in all; then their table (built in
+#: about 0.5 s) pays for itself. Rules that keep changing never build one.
+BUILD_THRESHOLD = 20_000
 
 
-@dataclass(frozen=True)
-class Formation:
-    """Cards of a hand and the ox points each took (RULES.md sections 2-3).
+def evaluate(hand: Sequence[Card], rules: Rules) -> Evaluation:
+    """Evaluate five cards from the precomputed table (RULES.md sections 3-4, 7).
 
-    :param cards: the cards, in the order they appear in the hand.
-    :param points: the ox points each card counted for, same order (a 3 or 6 shows the
-        value chosen for it).
-    """
+    Same contract and same result as
+    :func:`~service.engine.reference.evaluate_reference`, in a few microseconds (the
+    rules' table is built on first use, about 0.5 s).
 
-    cards: tuple[Card, ...]
-    points: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """The strongest result of one hand under one set of rules.
-
-    :param hand: the five cards, in input order.
-    :param category: the API name of the category, e.g. ``'double_ox'``.
-    :param label: the display name, e.g. ``'Double-Ox 8'``, ``'Single-Ox 0'``, ``'Bomb J'``.
-    :param score: higher is stronger under these rules, equal means equally strong.
-    :param payout: the integer stake multiplier this hand collects when it wins
-        (suited bonus included).
-    :param ox: the three ox cards, or ``None`` for No Ox, Five Small and Bomb.
-    :param power: the two power cards, ``None`` exactly when ``ox`` is.
-    :param nenku: the power cards are a Nenku (an ace and a duke, RULES.md section 4).
-    :param suited: the suited bonus applies (RULES.md section 7, ``suited_bonus``).
-    """
-
-    hand: tuple[Card, ...]
-    category: str
-    label: str
-    score: int
-    payout: int
-    ox: Formation | None
-    power: Formation | None
-    nenku: bool
-    suited: bool
-
-
-def score_of(rules: Rules, category: str, sub: int) -> int:
-    """The score of a category and its within-category strength ``sub``.
-
-    ``score = (8 - position in ranking) * 100 + sub``, where ``sub`` is the Single-Ox
-    strength (1..9, 10 for Single-Ox 0), the pair's rank order for Double-Ox (A=1 .. K=13,
-    A=14 with ``ace_high``), the quad's rank order for Bomb (A=1 .. K=13), else 0.
-
-    >>> score_of(Rules(), "single_ox", 10), score_of(Rules(), "five_dukes", 0)
-    (210, 800)
-    """
-    return (len(rules.ranking) - rules.rank_of(category)) * 100 + sub
-
-
-def label_of(category: str, single_ox_points: int | None, rank: Rank | None) -> str:
-    """The display label of a result (the ``label`` field of the API).
-
-    >>> label_of("single_ox", 0, None), label_of("double_ox", None, Rank.TEN)
-    ('Single-Ox 0', 'Double-Ox 10')
-    """
-    if category == "single_ox":
-        return f"Single-Ox {single_ox_points}"
-    if category == "double_ox":
-        return f"Double-Ox {rank.value if rank else '?'}"
-    if category == "bomb":
-        return f"Bomb {rank.value if rank else '?'}"
-    return _LABEL_BASE[category]
-
-
-def is_duke(card: Card, rules: Rules) -> bool:
-    """J, Q, K; and 10 with ``tens_are_dukes`` (RULES.md section 2)."""
-    return card.rank in _FACES or (rules.tens_are_dukes and card.rank is Rank.TEN)
-
-
-def point_choices(card: Card, rules: Rules) -> tuple[int, ...]:
-    """The ox points a card may take: 3 or 6 for a 3/6 with ``three_six_swap``."""
-    if rules.three_six_swap and card.rank in _THREE_SIX:
-        return (3, 6)
-    return (card.rank.base_points,)
-
-
-def pair_order(rank: Rank, rules: Rules) -> int:
-    """Strength of a Double-Ox pair: rank order, the ace on top with ``ace_high``."""
-    if rank is Rank.ACE and rules.double_ox_order == "ace_high":
-        return 14
-    return rank.order
-
-
-@dataclass(frozen=True)
-class _Candidate:
-    category: str
-    sub: int
-    ox: tuple[int, ...] = ()
-    ox_points: tuple[int, ...] = ()
-    power: tuple[int, ...] = ()
-    power_points: tuple[int, ...] = ()
-    nenku: bool = False
-    single_ox_points: int | None = None
-    rank: Rank | None = None
-
-
-def _power_candidates(
-    cards: Sequence[Card], ox: tuple[int, ...], ox_points: tuple[int, ...],
-    power: tuple[int, int], rules: Rules,
-) -> list[_Candidate]:
-    a, b = cards[power[0]], cards[power[1]]
-    found: list[_Candidate] = []
-    ace_spades = Card(Rank.ACE, Suit.SPADES)
-    for x, y in ((a, b), (b, a)):
-        if x.rank is Rank.ACE and is_duke(y, rules):
-            if x == ace_spades and rules.ngau_tonku:
-                pts = (1, 10) if x is a else (10, 1)
-                found.append(_Candidate("ngau_tonku", 0, ox, ox_points, power, pts))
-            break
-    nenku = any(
-        x.rank is Rank.ACE and is_duke(y, rules) and not (x == ace_spades and rules.ngau_tonku)
-        for x, y in ((a, b), (b, a))
-    )
-    if rules.double_ox:
-        if rules.three_six_pair and a.rank in _THREE_SIX and b.rank in _THREE_SIX:
-            found.append(_Candidate("double_ox", pair_order(Rank.SIX, rules), ox, ox_points,
-                                    power, (6, 6), rank=Rank.SIX))
-        elif a.rank is b.rank:
-            pts = (a.rank.base_points, b.rank.base_points)
-            found.append(_Candidate("double_ox", pair_order(a.rank, rules), ox, ox_points,
-                                    power, pts, rank=a.rank))
-    for pts in product(point_choices(a, rules), point_choices(b, rules)):
-        points = sum(pts) % 10
-        found.append(_Candidate("single_ox", points or 10, ox, ox_points, power, pts,
-                                nenku=nenku, single_ox_points=points))
-    return found
-
-
-def _candidates(cards: Sequence[Card], rules: Rules) -> list[_Candidate]:
-    found: list[_Candidate] = []
-    ranks = [c.rank for c in cards]
-    all_dukes = all(is_duke(c, rules) for c in cards)
-    four_flowers = sum(r in _FACES for r in ranks) == 4 and Rank.TEN in ranks
-    for ox in combinations(range(5), 3):
-        ox_points: tuple[int, ...] | None = None
-        for pts in product(*(point_choices(cards[i], rules) for i in ox)):
-            if sum(pts) % 10 == 0:
-                ox_points = pts
-                break
-        if ox_points is None and rules.triple_ox and len({ranks[i] for i in ox}) == 1:
-            ox_points = tuple(cards[i].rank.base_points for i in ox)
-        if ox_points is None:
-            continue
-        p, q = (i for i in range(5) if i not in ox)
-        power = (p, q)
-        if rules.five_dukes and all_dukes:
-            pts = (cards[p].rank.base_points, cards[q].rank.base_points)
-            found.append(_Candidate("five_dukes", 0, ox, ox_points, power, pts))
-        if rules.four_dukes and four_flowers:
-            pts = (cards[p].rank.base_points, cards[q].rank.base_points)
-            found.append(_Candidate("four_dukes", 0, ox, ox_points, power, pts))
-        found.extend(_power_candidates(cards, ox, ox_points, power, rules))
-    if rules.five_small and all(r in _SMALL for r in ranks):
-        limit = rules.five_small_max_points
-        if limit is None or sum(r.base_points for r in ranks) <= limit:
-            found.append(_Candidate("five_small", 0))
-    if rules.bomb:
-        for rank in set(ranks):
-            if ranks.count(rank) >= 4:
-                found.append(_Candidate("bomb", rank.order, rank=rank))
-    found.append(_Candidate("no_ox", 0))
-    return found
-
-
-def _is_suited(cards: Sequence[Card], candidate: _Candidate, rules: Rules) -> bool:
-    if rules.suited_bonus == "hand":
-        return len({c.suit for c in cards}) == 1
-    if rules.suited_bonus == "ox" and candidate.ox:
-        return len({cards[i].suit for i in candidate.ox}) == 1
-    return False
-
-
-def best_candidates(cards: Sequence[Card], rules: Rules) -> list[_Candidate]:
-    """Every strongest result of five cards sorted by code, best-preferred first.
-
-    All returned candidates are equally strong; they are ordered Nenku first, then by the
-    fixed enumeration order of the sorted cards. Suits play no part here beyond the ace of
-    spades: the suited preference is applied by the caller.
-    """
-    best: list[_Candidate] = []
-    best_key: tuple[int, int] | None = None
-    for cand in _candidates(cards, rules):
-        if not rules.enabled(cand.category):
-            continue
-        key = (-rules.rank_of(cand.category), cand.sub)
-        if best_key is None or key > best_key:
-            best, best_key = [cand], key
-        elif key == best_key:
-            best.append(cand)
-    best.sort(key=lambda c: not c.nenku)  # stable: keeps enumeration order otherwise
-    return best
-
-
-def evaluate_reference(hand: Sequence[Card], rules: Rules) -> Evaluation:
-    """Evaluate five cards the literal way (RULES.md sections 3-4, 7).
-
-    Every choice of three ox cards and every 3/6 value assignment is tried; the strongest
-    result under ``rules.ranking`` wins. Among equally strong formations the service
-    prefers, in turn: the suited one (when a suited bonus is on), a Nenku, and the first in
-    a fixed order of the cards sorted by rank and suit, so the result never depends on the
-    order the cards were given in.
-
-    :param hand: five cards (validated by :func:`service.engine.cards.parse_hand`).
+    :param hand: five cards, in input order.
     :param rules: the rules to evaluate under.
-    :return: the evaluation; its ox and power list cards in input order.
+    :return: the evaluation.
 
     >>> from service.engine.cards import parse_hand
-    >>> r = Rules()
-    >>> evaluate_reference(parse_hand("10S 7H 3D KC 7D".split()), r).label
-    'Single-Ox 0'
-    >>> evaluate_reference(parse_hand("10S 4H 6D AH KH".split()), r).nenku
-    True
-    >>> evaluate_reference(parse_hand("AS AH 2D 2C 4H".split()), r).ox is None
-    True
+    >>> from service.engine.rules import PROFILES
+    >>> e = evaluate(parse_hand("3S 6H 8D 4C 8H".split()), PROFILES["standard"].rules)
+    >>> e.label, [str(c) for c in e.power.cards], e.payout
+    ('Double-Ox 8', ['8D', '8H'], 2)
     """
-    order = sorted(range(len(hand)), key=lambda i: hand[i].code)
-    cards = [hand[i] for i in order]
-    best = best_candidates(cards, rules)
-    chosen = next((c for c in best if _is_suited(cards, c, rules)), best[0])
-    suited = _is_suited(cards, chosen, rules)
-    payout = rules.payout(chosen.category, chosen.single_ox_points)
-    if suited:
-        payout *= rules.suited_multiplier
+    [(entry, slot, projection, suited, payout)] = resolve_many([[c.code for c in hand]], table_for(rules))
+    ox = power = None
+    if slot is not None and projection is not None:
+        ox_at, ox_points, power_at, power_points = projection
+        ox = Formation(tuple(hand[i] for i in ox_at), tuple(ox_points))
+        power = Formation(tuple(hand[i] for i in power_at), tuple(power_points))
     return Evaluation(
         hand=tuple(hand),
-        category=chosen.category,
-        label=label_of(chosen.category, chosen.single_ox_points, chosen.rank),
-        score=score_of(rules, chosen.category, chosen.sub),
+        category=entry.category,
+        label=entry.label,
+        score=entry.score,
         payout=payout,
-        ox=_formation(hand, order, chosen.ox, chosen.ox_points),
-        power=_formation(hand, order, chosen.power, chosen.power_points),
-        nenku=chosen.nenku,
+        ox=ox,
+        power=power,
+        nenku=slot is not None and slot.nenku,
         suited=suited,
     )
 
 
-def _formation(
-    hand: Sequence[Card], order: Sequence[int], positions: tuple[int, ...], points: tuple[int, ...]
-) -> Formation | None:
-    """Map sorted positions back to input order."""
-    if not positions:
-        return None
-    pairs = sorted((order[p], pt) for p, pt in zip(positions, points, strict=True))
-    return Formation(tuple(hand[i] for i, _ in pairs), tuple(pt for _, pt in pairs))
+def evaluator(rules: Rules, hands: int = 1) -> Callable[[Sequence[Card]], Evaluation]:
+    """The fastest way to evaluate ``hands`` hands under ``rules``: the table when
+    :func:`use_table` gives one, else the reference evaluator.
+
+    :param rules: the rules.
+    :param hands: how many hands are about to be evaluated.
+    :return: a function from five cards to their :class:`~service.engine.hand.Evaluation`.
+
+    >>> from service.engine.rules import PROFILES, apply_overrides
+    >>> evaluator(PROFILES["standard"].rules).func.__name__
+    'evaluate'
+    >>> evaluator(apply_overrides(Rules(), {"ties": "push", "bomb": True})).func.__name__
+    'evaluate_reference'
+    """
+    if use_table(rules, hands) is not None:
+        return partial(evaluate, rules=rules)
+    return partial(evaluate_reference, rules=rules)
+
+
+def use_table(rules: Rules, hands: int = 1) -> Table | None:
+    """The table to evaluate ``hands`` hands with, or ``None`` for the reference evaluator.
+
+    The table when it exists, or once :data:`BUILD_THRESHOLD` hands under these rules
+    have been asked for; both ways give identical results.
+
+    >>> from service.engine.rules import apply_overrides
+    >>> from service.engine.tables import pin_table
+    >>> pin_table(Rules()) is use_table(Rules())
+    True
+    >>> use_table(apply_overrides(Rules(), {"ties": "push", "bomb": True})) is None
+    True
+    """
+    table = built_table(rules)
+    if table is not None:
+        return table
+    rules = rules.without_commission
+    seen = (_HANDS_SEEN.pop(rules) or 0) + hands
+    if seen >= BUILD_THRESHOLD:
+        return table_for(rules)
+    _HANDS_SEEN.put(rules, seen)
+    return None

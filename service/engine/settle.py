@@ -2,7 +2,7 @@
 
 >>> from service.engine.cards import parse_hand
 >>> from service.engine.rules import PROFILES
->>> from service.engine.tables import evaluate
+>>> from service.engine.evaluate import evaluate
 >>> std = PROFILES["standard"].rules
 >>> dealer = evaluate(parse_hand("10S 9H 8D 4C 4H".split()), std)     # No Ox
 >>> player = evaluate(parse_hand("10H 9D AD 7C 4S".split()), std)     # Single-Ox 1
@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 from service.engine.compare import compare
-from service.engine.evaluate import Evaluation
+from service.engine.hand import Evaluation
 from service.engine.rules import MAX_BPS, Rules
 
 __all__ = ["BETS", "MAX_SAFE_INTEGER", "MAX_STAKE", "Bet", "Outcome", "PlayerResult", "Settlement", "commission",
-           "settle"]
+           "settle", "settle_one"]
 
 #: The largest stake, in the caller's minor unit (RULES.md section 6).
 MAX_STAKE = 10**12
@@ -119,7 +119,7 @@ def settle_one(dealer: Evaluation, player: Evaluation, stake: int, rules: Rules,
 
     >>> from service.engine.cards import parse_hand
     >>> from service.engine.rules import PROFILES
-    >>> from service.engine.tables import evaluate
+    >>> from service.engine.evaluate import evaluate
     >>> bb = PROFILES["bull-bull"].rules
     >>> dealer = evaluate(parse_hand("KH QS 10D 4C AC".split()), bb)     # Bull 5
     >>> r = settle_one(dealer, evaluate(parse_hand("7S 3H JH 8C 10C".split()), bb), 1000, bb, "equal")
@@ -163,7 +163,7 @@ def settle(dealer: Evaluation, players: Sequence[tuple[Evaluation, int]], rules:
 
     >>> from service.engine.cards import parse_hand
     >>> from service.engine.rules import PROFILES, apply_overrides
-    >>> from service.engine.tables import evaluate
+    >>> from service.engine.evaluate import evaluate
     >>> std = PROFILES["standard"].rules
     >>> d8 = evaluate(parse_hand("3S 6H 8D 4C 8H".split()), std)       # Double-Ox 8
     >>> no_ox = evaluate(parse_hand("10S 9H 7D 4C 5H".split()), std)

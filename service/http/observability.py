@@ -1,4 +1,4 @@
-"""Request ids, Prometheus metrics and JSON logs.
+"""Request ids and Prometheus metrics (the JSON logs: :mod:`service.logs`).
 
 Metrics use prometheus_client; with ``PROMETHEUS_MULTIPROC_DIR`` set (gunicorn.conf.py
 sets it) every worker writes its samples there and ``/metrics`` aggregates them all.
@@ -6,10 +6,8 @@ sets it) every worker writes its samples there and ``/metrics`` aggregates them 
 
 from __future__ import annotations
 
-import logging
 import os
 import re
-import sys
 import time
 from collections import Counter as Tally
 from collections.abc import Sequence
@@ -24,11 +22,8 @@ from prometheus_client import (
     generate_latest,
 )
 from prometheus_client import multiprocess as prometheus_multiprocess
-from pythonjsonlogger.json import JsonFormatter
 
-from service.engine.evaluate import Evaluation
-
-__all__ = ["REQUEST_ID_HEADER", "configure_logging", "install", "json_formatter"]
+__all__ = ["REQUEST_ID_HEADER", "install", "observe_categories"]
 
 REQUEST_ID_HEADER = "X-Request-ID"
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
@@ -41,36 +36,6 @@ LATENCY = Histogram("gnau_http_request_duration_seconds", "Time to serve a reque
                     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0))
 EVALUATIONS = Counter("gnau_evaluations_total", "Hands evaluated, by profile and category.",
                       ["profile", "category"])
-
-
-def json_formatter() -> JsonFormatter:
-    """The one log format of the service and of gunicorn: a JSON object per line with
-    ``time`` (ISO 8601, UTC), ``level``, ``name``, ``pid`` (the worker's process id),
-    ``message`` and any ``extra`` fields.
-
-    >>> import logging
-    >>> record = logging.LogRecord("service", logging.INFO, "", 0, "hello", None, None)
-    >>> line = json_formatter().format(record)
-    >>> sorted(__import__("json").loads(line))
-    ['level', 'message', 'name', 'pid', 'time']
-    """
-    return JsonFormatter("%(levelname)s %(name)s %(process)d %(message)s",
-                         rename_fields={"levelname": "level", "process": "pid"}, timestamp="time")
-
-
-def configure_logging(level: str = "INFO") -> None:
-    """Send the service's logs to stderr as one JSON object per line."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(json_formatter())
-    root = logging.getLogger("service")
-    root.handlers[:] = [handler]
-    root.setLevel(level.upper())
-    root.propagate = False
-
-
-def observe_evaluations(profile: str, evaluations: Sequence[Evaluation]) -> None:
-    """Count evaluations by profile and category (one metric update per category)."""
-    observe_categories(profile, [e.category for e in evaluations])
 
 
 #: Metric children by label values, looked up once: ``labels()`` checks and hashes its
@@ -111,8 +76,6 @@ def metrics_response() -> Response:
 
 def install(app: Flask) -> None:
     """Request ids (accepted when valid, else generated), request metrics, ``/metrics``."""
-    app.extensions["gnau.observe"] = observe_evaluations
-    app.extensions["gnau.observe_categories"] = observe_categories
 
     @app.before_request
     def _start() -> None:

@@ -22,53 +22,11 @@ from typing import Any
 from flask import Flask, Response, request
 from flask_cors import CORS
 
-from service.engine.text import echo
+from service.settings import CORS_ENV, parse_origins
 
-__all__ = ["CORS_ENV", "CorsConfigError", "install", "parse_origins"]
+__all__ = ["install"]
 
-#: The environment variable naming the allowed origins.
-CORS_ENV = "GNAU_CORS_ORIGINS"
-
-_ORIGIN = re.compile(r"^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^https?://\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$")
 _RESOURCES = (r"/v1/.*", r"/openapi\.yaml")
-
-
-class CorsConfigError(ValueError):
-    """``GNAU_CORS_ORIGINS`` is not a list of origins; the message names the bad entry."""
-
-
-def parse_origins(value: str | None) -> list[str]:
-    """The allowed origins of a ``GNAU_CORS_ORIGINS`` value; empty means CORS is off.
-
-    :param value: comma-separated origins, ``*``, or empty/``None``.
-    :return: the origins, in order, without duplicates; ``['*']`` for any origin.
-    :raises CorsConfigError: an entry is not ``scheme://host[:port]`` (http or https, no
-        path, no trailing slash), or ``*`` is combined with origins.
-
-    >>> parse_origins(None), parse_origins("  ")
-    ([], [])
-    >>> parse_origins("https://game.example, http://localhost:3000")
-    ['https://game.example', 'http://localhost:3000']
-    >>> parse_origins("*")
-    ['*']
-    >>> parse_origins("https://game.example/")
-    Traceback (most recent call last):
-    ...
-    service.cors.CorsConfigError: GNAU_CORS_ORIGINS: 'https://game.example/' is not an origin; write scheme://host[:port] (http or https, no path), e.g. https://game.example
-    """
-    entries = [e.strip() for e in (value or "").split(",") if e.strip()]
-    if entries == ["*"]:
-        return entries
-    out: list[str] = []
-    for entry in entries:
-        if entry == "*":
-            raise CorsConfigError(f"{CORS_ENV}: '*' (any origin) cannot be combined with a list of origins")
-        if not _ORIGIN.match(entry):
-            raise CorsConfigError(f"{CORS_ENV}: {echo(entry)} is not an origin; write scheme://host[:port] "
-                                  "(http or https, no path), e.g. https://game.example")
-        if entry not in out:
-            out.append(entry)
-    return out
 
 
 def install(app: Flask, environ: Mapping[str, str] | None = None) -> list[str]:
@@ -76,7 +34,7 @@ def install(app: Flask, environ: Mapping[str, str] | None = None) -> list[str]:
     set, ``GNAU_CORS_ORIGINS``; do nothing when there are none.
 
     :return: the allowed origins (empty: CORS is off).
-    :raises CorsConfigError: the setting is not a list of origins.
+    :raises service.settings.CorsConfigError: the setting is not a list of origins.
     """
     configured: Any = app.config.get("CORS_ORIGINS")
     source = (environ if environ is not None else os.environ).get(CORS_ENV) if configured is None else configured
@@ -94,5 +52,4 @@ def install(app: Flask, environ: Mapping[str, str] | None = None) -> list[str]:
             if any(re.fullmatch(path, request.path) for path in _RESOURCES):
                 response.vary.add("Origin")
             return response
-    app.extensions["gnau.cors_origins"] = origins
     return origins

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 import orjson
@@ -18,20 +18,19 @@ from flask import Flask, g, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response
 
-from service.engine.text import clip
+from service.engine.text import clip, echo
+from service.errors import ErrorItem, InvalidRequestError
+from service.profiles import UnknownProfileError
 
 __all__ = [
-    "ErrorItem",
     "ProblemError",
-    "flatten_messages",
-    "pointer",
     "problem_response",
     "register_error_handlers",
+    "sorted_methods",
     "validation_problem",
 ]
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
-ErrorItem = dict[str, str]
 
 _log = logging.getLogger("service.errors")
 
@@ -55,46 +54,18 @@ class ProblemError(Exception):
     :param title: a short summary of the problem type.
     :param detail: this occurrence, in a sentence.
     :param errors: for a 400, every problem with its ``pointer`` or ``parameter``.
+    :param headers: headers of the answer, e.g. ``Retry-After``.
     """
 
     def __init__(self, status: int, type_: str, title: str, detail: str,
-                 errors: list[ErrorItem] | None = None) -> None:
+                 errors: list[ErrorItem] | None = None, headers: dict[str, str] | None = None) -> None:
         super().__init__(detail)
         self.status = status
         self.type = type_
         self.title = title
         self.detail = detail
         self.errors = errors
-
-
-def pointer(*parts: object) -> str:
-    """A JSON pointer (RFC 6901) from path parts.
-
-    >>> pointer("players", 2, "hand", 0), pointer(), pointer("a/b", "~")
-    ('/players/2/hand/0', '', '/a~1b/~0')
-    """
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
-
-
-def flatten_messages(messages: Any, path: tuple[object, ...] = ()) -> list[ErrorItem]:
-    """Turn marshmallow's nested error messages into ``{"pointer", "detail"}`` items.
-
-    Keys ``_schema`` (marshmallow's) and ``_self`` (ours) name the container itself.
-
-    >>> flatten_messages({"hand": {0: ["bad card"], "_self": ["too short"]}, "x": ["Unknown field."]})
-    [{'pointer': '/hand/0', 'detail': 'bad card'}, {'pointer': '/hand', 'detail': 'too short'}, {'pointer': '/x', 'detail': 'Unknown field.'}]
-    """
-    out: list[ErrorItem] = []
-    if isinstance(messages, Mapping):
-        for key, value in messages.items():
-            sub = path if key in ("_schema", "_self") else (*path, key)
-            out.extend(flatten_messages(value, sub))
-    elif isinstance(messages, (list, tuple)):
-        for item in messages:
-            out.extend(flatten_messages(item, path))
-    else:
-        out.append({"pointer": pointer(*path), "detail": str(messages)})
-    return out
+        self.headers = headers or {}
 
 
 #: A 400 lists at most this many problems (the ``detail`` gives the total).
@@ -150,12 +121,33 @@ def problem_response(status: int, detail: str, *, type_: str | None = None,
     return response
 
 
+def sorted_methods(allow: str) -> str:
+    """An ``Allow`` value with its methods sorted: Werkzeug lists them from a set, whose
+    order varies with string hashing between processes, and every worker must answer alike.
+
+    >>> sorted_methods("POST, OPTIONS")
+    'OPTIONS, POST'
+    """
+    return ", ".join(sorted(m.strip() for m in allow.split(",") if m.strip()))
+
+
 def register_error_handlers(app: Flask) -> None:
     """Answer every error raised in ``app`` as problem details."""
 
     @app.errorhandler(ProblemError)
     def _api_problem(exc: ProblemError) -> Response:
-        return problem_response(exc.status, exc.detail, type_=exc.type, title=exc.title, errors=exc.errors)
+        response = problem_response(exc.status, exc.detail, type_=exc.type, title=exc.title, errors=exc.errors)
+        response.headers.update(exc.headers)
+        return response
+
+    @app.errorhandler(InvalidRequestError)
+    def _invalid(exc: InvalidRequestError) -> Response:
+        return _api_problem(validation_problem(exc.errors))
+
+    @app.errorhandler(UnknownProfileError)
+    def _unknown_profile(exc: UnknownProfileError) -> Response:
+        return _api_problem(ProblemError(404, "/problems/unknown-profile", "Unknown profile",
+                                         f"There is no profile {echo(exc.name)}; see {exc.listing}."))
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Response:
@@ -164,7 +156,7 @@ def register_error_handlers(app: Flask) -> None:
         if status == 404:
             detail = f"There is no resource at {request.path}."
         elif status == 405:
-            allowed = base.headers.get("Allow", "")
+            allowed = sorted_methods(base.headers.get("Allow", ""))
             detail = f"{request.method} is not allowed on {request.path}; allowed: {allowed}."
         elif status == 413:
             detail = "The request body is over the 1 MiB limit."

@@ -1,4 +1,4 @@
-"""The WSGI entry point gunicorn serves: ``service.wsgi:app``.
+"""The WSGI entry point gunicorn serves: ``service.http.wsgi:app``.
 
 An invalid ``PROFILES_FILE`` stops start-up: one JSON log line at level ``CRITICAL`` on
 stderr names the file, the profile, the knob and the problem, and the process exits with
@@ -14,10 +14,12 @@ from __future__ import annotations
 import logging
 import os
 
-from service.app import create_app
-from service.cors import CorsConfigError
-from service.observability import configure_logging
+from service.http.app import create_app
+from service.logs import configure_logging
 from service.profiles import ProfilesFileError
+from service.settings import CorsConfigError
+
+__all__ = ["APP_LOAD_ERROR", "app"]
 
 #: gunicorn's ``Arbiter.APP_LOAD_ERROR``: the exit status for an application that cannot load.
 APP_LOAD_ERROR = 4
@@ -26,8 +28,8 @@ configure_logging(os.environ.get("GNAU_LOG_LEVEL", "info"))
 try:
     app = create_app()
 except ProfilesFileError as exc:
-    logging.getLogger("service.wsgi").critical("invalid PROFILES_FILE, not starting: %s", exc)
+    logging.getLogger(__name__).critical("invalid PROFILES_FILE, not starting: %s", exc)
     raise SystemExit(APP_LOAD_ERROR) from None
 except CorsConfigError as exc:
-    logging.getLogger("service.wsgi").critical("invalid GNAU_CORS_ORIGINS, not starting: %s", exc)
+    logging.getLogger(__name__).critical("invalid GNAU_CORS_ORIGINS, not starting: %s", exc)
     raise SystemExit(APP_LOAD_ERROR) from None

@@ -1,38 +1,45 @@
-"""Scoring requests, shared by the HTTP views and the ``gnau`` command.
+"""The scoring operations (evaluate, rank, settle, exposures), shared by the HTTP views
+and the ``gnau`` command.
 
-One place checks a request body the way the API does (profile, schema, rule overrides)
-and one place turns a checked ranking or settlement into its answer, so the command line
-and the API accept, reject and answer exactly alike.
+One place checks a request the way the API does (query parameters, profile, schema, rule
+overrides: :func:`load`) and one function per operation turns it into its answer, so the
+command line and the API accept, reject and answer exactly alike. Problems are raised as
+:class:`~service.errors.InvalidRequestError`, listing every one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from marshmallow import Schema, ValidationError
 
 from service.engine.cards import CARDS, Card
-from service.engine.compare import rank_hands
-from service.engine.evaluate import Evaluation
+from service.engine.compare import rank_hands as rank_evaluations
+from service.engine.evaluate import evaluator
 from service.engine.exposure import Exposure, TableExposure, table_exposure, worst_case_amount
+from service.engine.hand import Evaluation
 from service.engine.rules import Profile, Rules, RulesError, apply_overrides
 from service.engine.settle import MAX_SAFE_INTEGER, Settlement, settle
-from service.engine.tables import evaluator
-from service.engine.text import echo
-from service.problems import ErrorItem, flatten_messages, pointer
+from service.errors import ErrorItem, InvalidRequestError, flatten_messages, in_body_order, pointer
+from service.profiles import ProfileRegistry, UnknownProfileError
+from service.response_schemas import ExposureResponseSchema, RankingResponseSchema, SettlementResponseSchema
 from service.schemas import (
+    BatchRequestSchema,
+    EvaluationRequestSchema,
     ExposureRequestSchema,
-    ExposureResponseSchema,
-    RankingResponseSchema,
+    RankingRequestSchema,
     SettlementRequestSchema,
-    SettlementResponseSchema,
 )
-from service.serialize import evaluation_dict
+from service.serialize import evaluate_batch, evaluation_dict, parse_fields, select
 
-__all__ = ["Scoring", "cards", "evaluate_all", "exposure_answer", "load_body", "ranking_answer",
-           "safe_integer_problems", "settle_request", "settlement_answer", "settlement_answer_dumped"]
+__all__ = ["Answer", "Query", "Scoring", "cards", "check_hands", "evaluate_all", "evaluate_hand", "evaluate_hands",
+           "exposure_answer", "load", "load_body", "rank_hands", "ranking_answer", "safe_integer_problems",
+           "settle_request", "settle_round", "settlement_answer", "settlement_answer_dumped", "table_exposures"]
+
+#: Query parameters by name, every value given (``{"profile": ["niu-niu"]}``).
+Query = Mapping[str, Sequence[str]]
 
 _RANKING_OUT = RankingResponseSchema()
 _SETTLEMENT_OUT = SettlementResponseSchema()
@@ -56,22 +63,24 @@ class Scoring:
     context: dict[str, Any]
 
 
-def load_body(schema: Schema, body: Any, profile_name: str, profiles: Mapping[str, Profile],
-              errors: list[ErrorItem], *, profiles_hint: str) -> Scoring | None:
+def load_body(schema: Schema, body: Any, profile_name: str, profiles: ProfileRegistry,
+              errors: list[ErrorItem]) -> Scoring | None:
     """Check a scoring body under a profile, as every scoring operation does.
 
     :param schema: the request schema.
     :param body: the parsed JSON body.
     :param profile_name: the requested profile.
-    :param profiles: the known profiles by name.
+    :param profiles: the known profiles.
     :param errors: problems found so far (e.g. query parameters); this call adds its own,
         including, for a settlement otherwise valid, :func:`safe_integer_problems`.
-    :param profiles_hint: where the caller lists profiles, for the unknown-profile message.
     :return: the checked request, or ``None`` when ``errors`` is not empty.
     """
-    profile = profiles.get(profile_name)
-    if profile is None:
-        errors.append({"parameter": "profile", "detail": f"unknown profile {echo(profile_name)}; see {profiles_hint}"})
+    profile: Profile | None
+    try:
+        profile = profiles.named(profile_name)
+    except UnknownProfileError as exc:
+        profile = None
+        errors.append({"parameter": "profile", "detail": str(exc)})
     data: dict[str, Any] = {}
     if not isinstance(body, dict):
         errors.append({"pointer": "", "detail": "the body must be a JSON object"})
@@ -79,7 +88,7 @@ def load_body(schema: Schema, body: Any, profile_name: str, profiles: Mapping[st
         try:
             data = schema.load(body)
         except ValidationError as exc:
-            errors.extend(flatten_messages(exc.messages))
+            errors.extend(flatten_messages(in_body_order(exc.messages, body)))
             data = exc.valid_data if isinstance(exc.valid_data, dict) else {}
     rules = profile.rules if profile is not None else None
     if rules is not None and isinstance(data.get("rules"), Mapping):
@@ -98,6 +107,64 @@ def load_body(schema: Schema, body: Any, profile_name: str, profiles: Mapping[st
         context["rules"] = rules.as_dict()
         context["max_payout"] = rules.max_payout
     return Scoring(data, profile, rules, context)
+
+
+class Answer(NamedTuple):
+    """An operation's answer: the body, and for the metrics the profile and the category
+    of every hand evaluated (input order).
+
+    :param body: the answer's data (the JSON body).
+    :param profile: the selected profile's name.
+    :param categories: each evaluated hand's category.
+    """
+
+    body: dict[str, Any]
+    profile: str
+    categories: Sequence[str] = ()
+
+
+def check_query(query: Query, takes: frozenset[str]) -> list[ErrorItem]:
+    """The problems of a POST operation's query parameters: unknown names and names given twice.
+
+    >>> check_query({"profile": ["a", "b"], "x": ["1"]}, frozenset({"profile"}))
+    [{'parameter': 'x', 'detail': 'unknown query parameter; this operation takes profile'}, \
+{'parameter': 'profile', 'detail': 'give profile once'}]
+    """
+    errors: list[ErrorItem] = []
+    for name in query:
+        if name not in takes:
+            errors.append({"parameter": name, "detail": "unknown query parameter; this operation takes "
+                                                        + " and ".join(sorted(takes))})
+    for name in takes:
+        if len(query.get(name, ())) > 1:
+            errors.append({"parameter": name, "detail": f"give {name} once"})
+    return errors
+
+
+#: The query parameters of operations whose answers hold evaluations, and of the others.
+_WITH_FIELDS = frozenset({"profile", "fields"})
+_PROFILE_ONLY = frozenset({"profile"})
+
+
+def load(schema: Schema, body: Any, query: Query, profiles: ProfileRegistry, *,
+         with_fields: bool = False) -> tuple[Scoring, tuple[str, ...] | None]:
+    """Check a scoring request: query parameters (``profile``, and ``fields`` when
+    ``with_fields``), body, profile and rule overrides.
+
+    :return: the checked request and the sparse fieldset (``None``: every member).
+    :raises InvalidRequestError: naming every problem found.
+    """
+    errors = check_query(query, _WITH_FIELDS if with_fields else _PROFILE_ONLY)
+    fields: tuple[str, ...] | None = None
+    if with_fields and "fields" in query:
+        fields, problem = parse_fields(query["fields"][0])
+        if problem is not None:
+            errors.append({"parameter": "fields", "detail": problem})
+    profile = query["profile"][0] if "profile" in query else "standard"
+    scoring = load_body(schema, body, profile, profiles, errors)
+    if scoring is None or errors:
+        raise InvalidRequestError(errors)
+    return scoring, fields
 
 
 def safe_integer_problems(data: Mapping[str, Any], rules: Rules) -> list[ErrorItem]:
@@ -138,7 +205,7 @@ def ranking_answer(s: Scoring) -> tuple[dict[str, Any], list[Evaluation]]:
     entries = s.data["hands"]
     evaluations = evaluate_all([e["hand"] for e in entries], s.rules)
     ranking = [{"index": r.index, "id": entries[r.index]["id"], "position": r.position,
-                "evaluation": r.evaluation} for r in rank_hands(evaluations, s.rules)]
+                "evaluation": r.evaluation} for r in rank_evaluations(evaluations, s.rules)]
     answer: dict[str, Any] = _RANKING_OUT.dump(s.context | {"ranking": ranking})
     return answer, evaluations
 
@@ -162,7 +229,7 @@ def settlement_answer(s: Scoring) -> tuple[dict[str, Any], list[Evaluation]]:
     """The answer of ``POST /v1/settlements`` and the evaluations it made (dealer first).
 
     Written straight into dicts (the hot path of every settlement): the same data as
-    :class:`~service.schemas.SettlementResponseSchema` dumps, which the tests compare.
+    :class:`~service.response_schemas.SettlementResponseSchema` dumps, which the tests compare.
     """
     result, exposure = settle_request(s)
     dealer = result.dealer
@@ -180,7 +247,7 @@ def settlement_answer(s: Scoring) -> tuple[dict[str, Any], list[Evaluation]]:
 
 
 def settlement_answer_dumped(s: Scoring) -> dict[str, Any]:
-    """:func:`settlement_answer`'s body through :class:`~service.schemas.SettlementResponseSchema`
+    """:func:`settlement_answer`'s body through :class:`~service.response_schemas.SettlementResponseSchema`
     (the reference the tests compare the hot path with)."""
     result, exposure = settle_request(s)
     dumped: dict[str, Any] = _SETTLEMENT_OUT.dump(s.context | {
@@ -207,3 +274,71 @@ def exposure_answer(s: Scoring) -> dict[str, Any]:
                     for p, x in zip(seats, exposure.players, strict=True)],
     })
     return answer
+
+
+_EVALUATION = EvaluationRequestSchema()
+_BATCH = BatchRequestSchema()
+_RANKING = RankingRequestSchema()
+_SETTLEMENT = SettlementRequestSchema()
+_EXPOSURE = ExposureRequestSchema()
+
+
+def evaluate_hand(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
+    """``POST /v1/evaluations`` (``evaluateHand``): one hand; ``fields`` selects members.
+
+    :raises InvalidRequestError: naming every problem of the request.
+    """
+    s, fields = load(_EVALUATION, body, query, profiles, with_fields=True)
+    [evaluation], categories = evaluate_batch([s.data["hand"]], s.rules, fields)
+    return Answer(s.context | evaluation, s.profile.name, categories)
+
+
+def check_hands(body: Any, query: Query, profiles: ProfileRegistry) -> tuple[Scoring, tuple[str, ...] | None]:
+    """``POST /v1/evaluations/batch`` (``evaluateHands``), first step: the checked request
+    and its fieldset. Kept apart from :func:`evaluate_hands` so that the HTTP layer can
+    run the evaluation, which allocates ~100,000 short-lived objects, with the cyclic
+    garbage collector paused, and the checks (and their error objects) outside.
+
+    :raises InvalidRequestError: naming every problem of the request.
+    """
+    return load(_BATCH, body, query, profiles, with_fields=True)
+
+
+def evaluate_hands(checked: tuple[Scoring, tuple[str, ...] | None]) -> Answer:
+    """``POST /v1/evaluations/batch`` (``evaluateHands``), second step: up to 10,000 hands
+    of a request :func:`check_hands` checked, as evaluation dicts (no Evaluation objects)."""
+    s, fields = checked
+    evaluations, categories = evaluate_batch(s.data["hands"], s.rules, fields)
+    return Answer(s.context | {"evaluations": evaluations}, s.profile.name, categories)
+
+
+def rank_hands(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
+    """``POST /v1/rankings`` (``rankHands``): 2 to 1,000 hands; ``fields`` selects members.
+
+    :raises InvalidRequestError: naming every problem of the request.
+    """
+    s, fields = load(_RANKING, body, query, profiles, with_fields=True)
+    answer, evaluations = ranking_answer(s)
+    if fields is not None:
+        for item in answer["ranking"]:
+            item["evaluation"] = select(item["evaluation"], fields)
+    return Answer(answer, s.profile.name, [e.category for e in evaluations])
+
+
+def settle_round(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
+    """``POST /v1/settlements`` (``settleRound``): a round against the dealer.
+
+    :raises InvalidRequestError: naming every problem of the request.
+    """
+    s, _ = load(_SETTLEMENT, body, query, profiles)
+    answer, evaluations = settlement_answer(s)
+    return Answer(answer, s.profile.name, [e.category for e in evaluations])
+
+
+def table_exposures(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
+    """``POST /v1/exposures`` (``tableExposures``): each seat's and the dealer's exposure.
+
+    :raises InvalidRequestError: naming every problem of the request.
+    """
+    s, _ = load(_EXPOSURE, body, query, profiles)
+    return Answer(exposure_answer(s), s.profile.name)

@@ -55,7 +55,7 @@ def read_body(environ: Mapping[str, Any], limit: int, seconds: float) -> bytes:
     >>> read_body({"wsgi.input": io.BytesIO(b"x" * 11)}, 10, 1.0)
     Traceback (most recent call last):
         ...
-    service.request_body.BodyTooLargeError
+    service.http.request_body.BodyTooLargeError
     """
     declared = str(environ.get("CONTENT_LENGTH") or "").strip()
     if declared.isdigit() and int(declared) > limit:

@@ -3,33 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from flask import Flask, Response
 
-from service import cors, observability
-from service.analysis_views import analyses
-from service.docs_views import docs
-from service.engine.odds import prepare as prepare_analyses
+from service.engine.cost import prepare as prepare_analyses
 from service.engine.tables import pin_table
-from service.problems import register_error_handlers
-from service.profiles import ProfileRegistry, load_profiles_file
+from service.http import cors, observability
+from service.http.analyses import analyses
+from service.http.budget import AnalysisBudget
+from service.http.docs import docs
+from service.http.ops import ops, reject_query_on_reads
+from service.http.problems import register_error_handlers, sorted_methods
+from service.http.profiles import profiles
+from service.http.runtime import Runtime, ServerState
+from service.http.scoring import scoring
+from service.profiles import load_registry
 from service.settings import from_environ
-from service.views import api, ops, reject_query_on_reads
 
-__all__ = ["MAX_BODY_BYTES", "ServerState", "create_app"]
+__all__ = ["MAX_BODY_BYTES", "create_app"]
 
 #: Request bodies over this size are answered 413.
 MAX_BODY_BYTES = 1024 * 1024
-
-
-@dataclass
-class ServerState:
-    """What readiness reports: tables built (``ready``), shutting down (``draining``)."""
-
-    ready: bool = False
-    draining: bool = False
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
@@ -37,10 +32,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     :param test_config: settings overriding the defaults, e.g. ``{"PROFILES_FILE": path}``.
         Without it ``PROFILES_FILE`` comes from the environment.
-    :return: the app, with every profile's evaluation table and analyses already built.
+    :return: the app, with every profile's evaluation table and analyses already built;
+        its :class:`~service.http.runtime.Runtime` is ``Runtime.of(app)``.
     :raises service.profiles.ProfilesFileError: the operator's profiles file is invalid.
     :raises service.settings.SettingsError: a ``GNAU_*`` variable is invalid.
-    :raises service.cors.CorsConfigError: ``GNAU_CORS_ORIGINS`` (or ``CORS_ORIGINS``) is
+    :raises service.settings.CorsConfigError: ``GNAU_CORS_ORIGINS`` (or ``CORS_ORIGINS``) is
         not a list of origins.
     """
     app = Flask(__name__)
@@ -55,24 +51,23 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     )
     if test_config is not None:
         app.config.update(test_config)
-    state = ServerState()
-    app.extensions["gnau.state"] = state
-    path = app.config["PROFILES_FILE"]
-    registry = ProfileRegistry(load_profiles_file(path) if path else [])
-    app.extensions["gnau.profiles"] = registry
+    rt = Runtime(
+        profiles=load_registry(app.config["PROFILES_FILE"] or ""),
+        state=ServerState(),
+        budget=AnalysisBudget(float(app.config["ANALYSIS_BUDGET_SECONDS"]),
+                              float(app.config["ANALYSIS_POOL_SECONDS"])),
+    ).install(app)
     observability.install(app)
-    cors.install(app)
+    rt.cors_origins = cors.install(app)
     app.before_request(reject_query_on_reads)
     app.after_request(_no_sniffing)
     register_error_handlers(app)
-    app.register_blueprint(api)
-    app.register_blueprint(ops)
-    app.register_blueprint(analyses)
-    app.register_blueprint(docs)
-    for profile in registry.values():
+    for blueprint in (scoring, profiles, ops, analyses, docs):
+        app.register_blueprint(blueprint)
+    for profile in rt.profiles.values():
         pin_table(profile.rules)
         prepare_analyses(profile.rules)  # never refused, shared by the workers after fork
-    state.ready = True
+    rt.state.ready = True
     return app
 
 
@@ -80,4 +75,7 @@ def _no_sniffing(response: Response) -> Response:
     """Every response is what its Content-Type says: browsers must not guess (a problem
     body that echoes ``<script>`` stays JSON)."""
     response.headers["X-Content-Type-Options"] = "nosniff"
+    allow = response.headers.get("Allow")
+    if allow:  # Werkzeug lists methods from a set, in an order that varies between processes
+        response.headers["Allow"] = sorted_methods(allow)
     return response

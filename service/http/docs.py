@@ -22,7 +22,7 @@ from flask import Blueprint, Response, redirect
 from werkzeug.wrappers import Response as BaseResponse
 
 from service.engine.text import echo
-from service.problems import ProblemError
+from service.http.problems import ProblemError
 
 __all__ = ["ASSETS", "CONTENT_SECURITY_POLICY", "SWAGGER_UI_VERSION", "docs"]
 

@@ -1,0 +1,147 @@
+"""What the ``gnau`` command prints without ``--json``: the API's answers as tables."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import click
+import orjson
+
+__all__ = ["emit_json", "evaluation_text", "exposure_text", "odds_text", "profile_text", "profiles_text",
+           "ranking_text", "settlement_text", "table"]
+
+
+def table(rows: Sequence[Sequence[object]]) -> str:
+    """Rows as left-aligned columns two spaces apart (the first row is the header)."""
+    cells = [[str(c) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells)
+
+
+def emit_json(body: Any) -> None:
+    """Print an answer as the API's JSON body, indented."""
+    click.echo(orjson.dumps(body, option=orjson.OPT_INDENT_2).decode())
+
+
+def _flags(e: Mapping[str, Any]) -> str:
+    flags = [name for name, on in (("Nenku", e["nenku"]), ("suited", e["suited"])) if on]
+    return f" [{', '.join(flags)}]" if flags else ""
+
+
+def _parts(e: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Each card's part and points: ``('ox', '7')``, ``('power', '10')`` or ``('-', '-')``."""
+    parts: dict[int, tuple[str, str]] = {}
+    for name in ("ox", "power"):
+        formation = e[name]
+        if formation is None:
+            continue
+        remaining = list(range(len(e["hand"])))
+        for card, points in zip(formation["cards"], formation["points"], strict=True):
+            i = next(i for i in remaining if e["hand"][i] == card and i not in parts)
+            remaining.remove(i)
+            parts[i] = (name, str(points))
+    return [parts.get(i, ("-", "-")) for i in range(len(e["hand"]))]
+
+
+def _sums(e: Mapping[str, Any]) -> str:
+    if e["ox"] is None:
+        return "no ox formation: " + {"no_ox": "no three cards make a multiple of 10",
+                                      "five_small": "Five Small needs none",
+                                      "bomb": "a Bomb needs none"}.get(e["category"], "none")
+    ox, power = e["ox"]["points"], e["power"]["points"]
+    return (f"ox {' + '.join(map(str, ox))} = {sum(ox)}; "
+            f"power {' + '.join(map(str, power))} = {sum(power)}")
+
+
+def evaluation_text(body: Mapping[str, Any]) -> str:
+    """The ``evaluate`` table: headline, one row per card, the sums."""
+    head = (f"{' '.join(body['hand'])}: {body['label']}{_flags(body)}, pays {body['payout']}x "
+            f"(profile {body['profile']})")
+    rows: list[Sequence[object]] = [("card", "part", "points")]
+    rows += [(card, part, points) for card, (part, points) in zip(body["hand"], _parts(body), strict=True)]
+    return f"{head}\n{table(rows)}\n{_sums(body)}"
+
+
+def _formation_text(e: Mapping[str, Any], name: str) -> str:
+    f = e[name]
+    if f is None:
+        return "-"
+    return " ".join(f"{c}={p}" for c, p in zip(f["cards"], f["points"], strict=True))
+
+
+def ranking_text(body: Mapping[str, Any]) -> str:
+    """The ``rank`` table, strongest first."""
+    rows: list[Sequence[object]] = [("pos", "id", "hand", "label", "ox (points)", "power (points)", "payout")]
+    for r in body["ranking"]:
+        e = r["evaluation"]
+        rows.append((r["position"], r["id"] if r["id"] is not None else f"#{r['index']}", " ".join(e["hand"]),
+                     e["label"] + _flags(e), _formation_text(e, "ox"), _formation_text(e, "power"),
+                     f"{e['payout']}x"))
+    return f"profile {body['profile']}\n{table(rows)}"
+
+
+def settlement_text(body: Mapping[str, Any]) -> str:
+    """The ``settle`` table: the dealer, then each player's result, then the house's take.
+
+    Money columns (RULES.md section 6.2): ``gross`` before commission, ``commission`` to
+    the house, ``amount`` what the seat receives (the dealer's net on the dealer's row).
+    """
+    dealer = body["dealer"]
+    d = dealer["evaluation"]
+    rows: list[Sequence[object]] = [("seat", "hand", "label", "ox (points)", "power (points)", "payout", "stake",
+                                     "bet", "outcome", "gross", "commission", "amount")]
+    rows.append(("dealer", " ".join(d["hand"]), d["label"] + _flags(d), _formation_text(d, "ox"),
+                 _formation_text(d, "power"), f"{d['payout']}x", "", "", "", f"{dealer['gross']:+d}",
+                 dealer["commission"], f"{dealer['net']:+d}"))
+    for i, p in enumerate(body["players"]):
+        e = p["evaluation"]
+        rows.append((p["id"] if p["id"] is not None else f"#{i}", " ".join(e["hand"]), e["label"] + _flags(e),
+                     _formation_text(e, "ox"), _formation_text(e, "power"), f"{e['payout']}x", p["stake"],
+                     p["bet"], p["outcome"], f"{p['gross']:+d}", p["commission"], f"{p['amount']:+d}"))
+    return f"profile {body['profile']}\n{table(rows)}\nhouse (commission) {body['house']}"
+
+
+def exposure_text(body: Mapping[str, Any]) -> str:
+    """The ``exposures`` table: each seat's and the dealer's most to lose and to win."""
+    rows: list[Sequence[object]] = [("seat", "stake", "bet", "max loss", "max win")]
+    dealer = body["dealer"]["exposure"]
+    rows.append(("dealer", "", "", dealer["max_loss"], dealer["max_win"]))
+    for i, p in enumerate(body["players"]):
+        x = p["exposure"]
+        rows.append((p["id"] if p["id"] is not None else f"#{i}", p["stake"], p["bet"], x["max_loss"], x["max_win"]))
+    return f"profile {body['profile']}, max payout {body['max_payout']}x\n{table(rows)}"
+
+
+def odds_text(body: Mapping[str, Any]) -> str:
+    """The odds answer as a few lines and a table of the final hands."""
+    side = "dealer against one player" if body["role"] == "dealer" else "player against the dealer"
+    lines = [f"{body['known']} known cards, {body['completions']:,} completions, {body['deals']:,} deals "
+             f"({side}; profile {body['profile']}, {body['decks']} deck(s), {body['cards_left']} cards left)"]
+    for name in ("win", "lose", "push"):
+        lines.append(f"{name:5} {body[name]['probability']:.6f}  ({body[name]['fraction']})")
+    lines.append(f"expected net per unit stake {body['expected_net']['value']:+.6f}  ({body['expected_net']['fraction']})")
+    if body["role"] == "dealer":
+        lines.append(f"round against {body['opponents']} player(s): {body['round_expected_net']['value']:+.6f}  "
+                     f"({body['round_expected_net']['fraction']})")
+    rows: list[list[object]] = [["final hand", "probability", "fraction", "cards"]]
+    rows.extend([o["label"], f"{o['probability']:.6f}", o["fraction"], " ".join(o.get("cards", []))]
+                for o in body["outcomes"])
+    return "\n".join(lines) + "\n" + table(rows)
+
+
+def profiles_text(listing: Mapping[str, Any]) -> str:
+    """The ``profiles`` table: name, built-in, base and description of each."""
+    rows: list[Sequence[object]] = [("name", "builtin", "extends", "description")]
+    rows += [(p["name"], "yes" if p["builtin"] else "no", p["extends"] or "-", p["description"])
+             for p in listing["profiles"]]
+    return table(rows)
+
+
+def profile_text(dumped: Mapping[str, Any]) -> str:
+    """The ``profiles NAME`` table: every knob of one profile and its ``max_payout``."""
+    knobs = [(k, json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v)
+             for k, v in dumped["rules"].items()]
+    return (f"{dumped['name']}: {dumped['description']}\n{table([('knob', 'value'), *knobs])}\n"
+            f"max payout {dumped['max_payout']}x")

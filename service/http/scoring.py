@@ -1,0 +1,68 @@
+"""The scoring endpoints (evaluate, batch, rank, settle, exposures): read the request,
+call its operation (:mod:`service.operations.scoring`), count the hands, write JSON.
+
+Every route here is a path x method of openapi.yaml; a test keeps the two in lock-step.
+"""
+
+from __future__ import annotations
+
+import orjson
+from flask import Blueprint, Response
+
+from service import operations
+from service.http import gc_pause
+from service.http.json_body import json_response, query, read_json
+from service.http.runtime import runtime
+
+__all__ = ["scoring"]
+
+scoring = Blueprint("scoring", __name__, url_prefix="/v1")
+
+
+@scoring.post("/evaluations")
+def evaluate_hand() -> Response:
+    """Evaluate one hand (openapi: ``evaluateHand``); ``fields`` selects members."""
+    rt = runtime()
+    answer = operations.evaluate_hand(read_json(), query(), rt.profiles)
+    rt.observe(answer.profile, answer.categories)
+    return json_response(answer.body)
+
+
+@scoring.post("/evaluations/batch")
+def evaluate_hands() -> Response:
+    """Evaluate up to 10,000 hands (openapi: ``evaluateHands``); ``fields`` selects members."""
+    rt = runtime()
+    checked = operations.check_hands(read_json(), query(), rt.profiles)  # errors before any pause
+    # ~100,000 short-lived, acyclic objects: no cyclic collection while they live; the
+    # response bytes are all that leaves the pause.
+    with gc_pause.paused():
+        answer = operations.evaluate_hands(checked)
+        data = orjson.dumps(answer.body)
+        profile, categories = answer.profile, answer.categories
+        del answer
+    rt.observe(profile, categories)
+    return Response(data, mimetype="application/json")
+
+
+@scoring.post("/rankings")
+def rank_hands() -> Response:
+    """Rank 2 to 1,000 hands (openapi: ``rankHands``); ``fields`` selects members."""
+    rt = runtime()
+    answer = operations.rank_hands(read_json(), query(), rt.profiles)
+    rt.observe(answer.profile, answer.categories)
+    return json_response(answer.body)
+
+
+@scoring.post("/settlements")
+def settle_round() -> Response:
+    """Settle a round against the dealer (openapi: ``settleRound``)."""
+    rt = runtime()
+    answer = operations.settle_round(read_json(), query(), rt.profiles)
+    rt.observe(answer.profile, answer.categories)
+    return json_response(answer.body)
+
+
+@scoring.post("/exposures")
+def table_exposures() -> Response:
+    """What each seat and the dealer could lose and win before the deal (openapi: ``tableExposures``)."""
+    return json_response(operations.table_exposures(read_json(), query(), runtime().profiles).body)

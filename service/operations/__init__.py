@@ -1,0 +1,57 @@
+"""One function per operation of openapi.yaml (by ``operationId``), with no web framework:
+``(body and/or query, profile registry) -> answer data``, or
+:class:`~service.errors.InvalidRequestError` listing every problem with its JSON pointer
+or query parameter, or :class:`~service.profiles.UnknownProfileError` for a profile's
+resource. The HTTP views (:mod:`service.http`) and the ``gnau`` command (:mod:`service.cli`)
+both call these, so they accept, reject and answer alike.
+
+- scoring (:mod:`.scoring`): :func:`evaluate_hand`, :func:`check_hands` then
+  :func:`evaluate_hands`, :func:`rank_hands`, :func:`settle_round`, :func:`table_exposures`;
+- profiles (:mod:`.profiles`): :func:`list_profiles`, :func:`get_profile`;
+- analyses (:mod:`.analyses`): :func:`odds_against_dealer`, :func:`get_profile_distribution`,
+  :func:`get_profile_house_edge`, :func:`analyse_distribution`, :func:`analyse_house_edge`.
+
+Health, readiness, metrics, the contract and the docs page are the HTTP server's own
+(:mod:`service.http.ops`, :mod:`service.http.docs`).
+"""
+
+from service.operations.analyses import (
+    Guard,
+    analyse_distribution,
+    analyse_house_edge,
+    get_profile_distribution,
+    get_profile_house_edge,
+    odds_against_dealer,
+    unguarded,
+)
+from service.operations.profiles import get_profile, list_profiles
+from service.operations.scoring import (
+    Answer,
+    Query,
+    check_hands,
+    evaluate_hand,
+    evaluate_hands,
+    rank_hands,
+    settle_round,
+    table_exposures,
+)
+
+__all__ = [
+    "Answer",
+    "Guard",
+    "Query",
+    "analyse_distribution",
+    "analyse_house_edge",
+    "check_hands",
+    "evaluate_hand",
+    "evaluate_hands",
+    "get_profile",
+    "get_profile_distribution",
+    "get_profile_house_edge",
+    "list_profiles",
+    "odds_against_dealer",
+    "rank_hands",
+    "settle_round",
+    "table_exposures",
+    "unguarded",
+]

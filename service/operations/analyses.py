@@ -1,0 +1,262 @@
+"""The analysis operations: exact odds against the dealer, distributions, house edge (issue 5).
+
+Each function checks its request like the scoring operations (:func:`service.operations.scoring.load`)
+and calls the engine (:mod:`service.engine.odds`, :mod:`service.engine.partial`). Work the
+engine has not cached is run inside a :data:`Guard` given the estimated seconds
+(:func:`~service.engine.odds.analysis_cost`): the HTTP layer's compute budget refuses it
+when spent; the ``gnau`` command, on the caller's own machine, runs it as it comes
+(:func:`unguarded`). A profile's analyses are computed before the workers fork and never
+need a guard.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from fractions import Fraction
+from typing import Any
+
+from service.analysis_schemas import AnalysisRequestSchema, HouseEdgeRequestSchema, OddsRequestSchema
+from service.engine.cards import CARDS, Card
+from service.engine.cost import analysis_cost
+from service.engine.distribution import Distribution, distribution, labels_of
+from service.engine.evaluate import evaluate
+from service.engine.house_edge import HouseEdge, house_edge, house_edge_method, pinned_house_edge
+from service.engine.odds import OddsError, odds
+from service.engine.partial import PartialOdds, partial_odds
+from service.engine.rules import Profile, Rules
+from service.engine.settle import BETS
+from service.errors import ErrorItem, InvalidRequestError
+from service.operations.scoring import Query, cards, load
+from service.profiles import ProfileRegistry
+from service.serialize import evaluation_dict
+
+__all__ = ["Guard", "analyse_distribution", "analyse_house_edge", "fraction_text", "get_profile_distribution",
+           "get_profile_house_edge", "odds_against_dealer", "odds_answer", "unguarded"]
+
+#: Runs uncached work estimated at the given seconds, or raises to refuse it.
+Guard = Callable[[float], AbstractContextManager[object]]
+
+_ODDS = OddsRequestSchema()
+_ANALYSIS = AnalysisRequestSchema(exclude=("decks",))
+_HOUSE_EDGE = HouseEdgeRequestSchema(exclude=("decks",))
+
+
+def unguarded(cost: float) -> AbstractContextManager[object]:
+    """The :data:`Guard` that runs any work (the ``gnau`` command's)."""
+    return nullcontext()
+
+
+def fraction_text(value: Fraction) -> str:
+    """An exact fraction as ``"p/q"`` (always with a denominator), e.g. ``"-3/7"``, ``"0/1"``.
+
+    >>> fraction_text(Fraction(-6, 14)), fraction_text(Fraction(0))
+    ('-3/7', '0/1')
+    """
+    return f"{value.numerator}/{value.denominator}"
+
+
+def _chance(hands: int, value: Fraction) -> dict[str, Any]:
+    return {"hands": hands, "fraction": fraction_text(value), "probability": float(value)}
+
+
+def _exact(value: Fraction) -> dict[str, Any]:
+    return {"fraction": fraction_text(value), "value": float(value)}
+
+
+def _context(profile: Profile) -> dict[str, Any]:
+    return {"profile": profile.name, "rules_digest": profile.rules.digest()}
+
+
+def odds_against_dealer(body: Any, query: Query, profiles: ProfileRegistry, guard: Guard = unguarded) -> dict[str, Any]:
+    """``POST /v1/odds`` (``oddsAgainstDealer``): exact odds of 3 to 5 known cards.
+
+    :raises InvalidRequestError: naming every problem of the request.
+    """
+    s, _ = load(_ODDS, body, query, profiles)
+    with guard(analysis_cost(s.rules, "odds", s.data["decks"], len(s.data["hand"]))):
+        return odds_answer(s.rules, s.context, s.data)
+
+
+def odds_answer(rules: Rules, context: dict[str, Any], data: Mapping[str, Any]) -> dict[str, Any]:
+    """The body of ``POST /v1/odds`` for a loaded request (no guard: the caller bounds it).
+
+    :param rules: the request's rules.
+    :param context: ``profile`` and ``rules_digest``.
+    :param data: the loaded request: ``hand`` (3-5 codes), ``dead``, ``decks``, ``role``,
+        ``opponents``.
+    :raises InvalidRequestError: cards that cannot be dealt (the schema checks the same
+        first); a partial or dealer request under rules with a commission (not computed
+        yet: the commission on a round's winnings does not follow from the tallies kept here).
+    """
+    hand = cards(data["hand"])
+    dead = cards(data["dead"])
+    decks: int = data["decks"]
+    if len(hand) < 5 or data["role"] != "player":
+        if rules.commission_bps or rules.dealer_commission_bps:
+            where = "/role" if len(hand) == 5 else "/hand"
+            raise InvalidRequestError([{"pointer": where, "detail": (
+                "odds from 3 or 4 known cards, or as the dealer, are not computed under rules with a "
+                "commission (commission_bps, dealer_commission_bps) yet: ask with five known cards as the "
+                "player, or without a commission")}])
+        return _partial_odds(rules, context, hand, dead, decks, data["role"], data["opponents"] or 1)
+    try:
+        result = odds(hand, rules, dead, decks)
+    except OddsError as exc:  # the schema checks the same; kept as a guard
+        raise InvalidRequestError([{"pointer": "/dead", "detail": str(exc)}]) from None
+    evaluation = evaluate(hand, rules)
+    cards_left = 52 * decks - 5 - len(dead)
+    body = context | {
+        "evaluation": evaluation_dict(evaluation),
+        "decks": decks,
+        "cards_left": cards_left,
+        "dealer_hands": result.dealer_hands,
+        "method": result.method,
+        "win": _chance(result.wins, result.win),
+        "lose": _chance(result.losses, result.lose),
+        "push": _chance(result.pushes, result.push),
+        "expected_net": _exact(result.expected_net),
+        "bets": {bet: dict(zip(("expected_gross", "expected_commission", "expected_net"),
+                               map(_exact, result.expected(bet)), strict=True)) for bet in BETS},
+        "role": "player",
+        "known": 5,
+        "completions": 1,
+        "deals": result.dealer_hands,
+        "outcomes": [_outcome(evaluation.label, evaluation.category, evaluation.score, 1, 1, ())],
+    }
+    body["best"] = body["worst"] = body["outcomes"][0]
+    return body
+def _outcome(label: str, category: str, score: int, hands: int, completions: int,
+             codes: tuple[int, ...]) -> dict[str, Any]:
+    out = {"label": label, "category": category, "score": score} | _chance(hands, Fraction(hands, completions))
+    if codes:
+        out["cards"] = [str(CARDS[c]) for c in codes]
+    return out
+
+
+def _partial_odds(rules: Rules, context: dict[str, Any], hand: Sequence[Card], dead: Sequence[Card], decks: int,
+                  role: str, opponents: int) -> dict[str, Any]:
+    """``POST /v1/odds`` with 3 or 4 known cards, or as the dealer (issue 14)."""
+    try:
+        result: PartialOdds = partial_odds(hand, rules, dead, decks, role)
+    except OddsError as exc:  # the schema checks the same; kept as a guard
+        raise InvalidRequestError([{"pointer": "/dead", "detail": str(exc)}]) from None
+    outcomes = [_outcome(o.label, o.category, o.score, o.completions, result.completions, o.cards)
+                for o in result.outcomes]
+    body = context | {
+        "decks": decks,
+        "cards_left": 52 * decks - len(hand) - len(dead),
+        "method": result.method,
+        "win": _chance(result.wins, result.win),
+        "lose": _chance(result.losses, result.lose),
+        "push": _chance(result.pushes, result.push),
+        "expected_net": _exact(result.expected_net),
+        "role": role,
+        "known": len(hand),
+        "completions": result.completions,
+        "deals": result.deals,
+        "outcomes": outcomes,
+        "best": outcomes[0],
+        "worst": outcomes[-1],
+    }
+    if len(hand) == 5:
+        body["evaluation"] = evaluation_dict(evaluate(hand, rules))
+    if role == "dealer":
+        body["opponents"] = opponents
+        body["round_expected_net"] = _exact(result.round_net(opponents))
+    return body
+
+
+def _distribution_body(rules: Rules, result: Distribution) -> dict[str, Any]:
+    total = result.total
+    labels = [
+        {"label": label, "category": category, "score": score} | _chance(result.counts[label],
+                                                                         Fraction(result.counts[label], total))
+        for label, category, score in labels_of(rules)
+    ]
+    categories = [{"category": c} | _chance(n, Fraction(n, total)) for c, n in result.categories.items()]
+    return {"total": total, "labels": labels, "categories": categories}
+
+
+def _edge_body(rules: Rules, result: HouseEdge) -> dict[str, Any]:
+    return {
+        "bet": result.bet,
+        "commission_bps": rules.commission_bps,
+        "pairs": result.pairs,
+        "player_expected_gross": _exact(result.player_expected_gross),
+        "player_expected_commission": _exact(result.player_expected_commission),
+        "player_expected_net": _exact(result.player_expected_net),
+        "house_edge": _exact(result.edge),
+        "method": house_edge_method(rules, result.bet),
+    }
+
+
+def _house_edge(rules: Rules, bet: str, where: ErrorItem, guard: Guard | None) -> HouseEdge:
+    """:func:`house_edge` inside ``guard``, or, without one, for a profile's rules (computed
+    once per worker and kept: a profile's analyses are never refused, and there are only
+    so many); a combination it does not compute is a 400 naming ``where`` (the ``bet``
+    parameter or body member)."""
+    try:
+        if guard is None:
+            return pinned_house_edge(rules, bet)
+        with guard(analysis_cost(rules, "house_edge", bet=bet)):
+            return house_edge(rules, bet=bet)
+    except OddsError as exc:
+        raise InvalidRequestError([where | {"detail": str(exc)}]) from None
+
+
+def _bet_parameter(query: Query) -> str:
+    """The ``bet`` query parameter of a house-edge read: ``double`` (default) or ``equal``."""
+    values = query.get("bet", ())
+    if len(values) > 1:
+        raise InvalidRequestError([{"parameter": "bet", "detail": "give bet once"}])
+    bet = values[0] if values else "double"
+    if bet not in BETS:
+        raise InvalidRequestError([{"parameter": "bet", "detail": "must be one of " + ", ".join(BETS)}])
+    return bet
+
+
+def get_profile_distribution(name: str, profiles: ProfileRegistry, guard: Guard = unguarded) -> dict[str, Any]:
+    """``GET /v1/profiles/{name}/distribution`` (``getProfileDistribution``): hands per label over one deck.
+
+    :raises service.profiles.UnknownProfileError: no profile has that name.
+    """
+    profile = profiles.named(name)
+    with guard(analysis_cost(profile.rules, "distribution")):
+        result = distribution(profile.rules)
+    return _context(profile) | _distribution_body(profile.rules, result)
+
+
+def get_profile_house_edge(name: str, query: Query, profiles: ProfileRegistry) -> dict[str, Any]:
+    """``GET /v1/profiles/{name}/house-edge`` (``getProfileHouseEdge``): the profile's exact
+    house edge for the ``bet`` query parameter (computed once, never refused).
+
+    :raises service.profiles.UnknownProfileError: no profile has that name.
+    :raises InvalidRequestError: a bad ``bet``, or a bet whose edge is not computed.
+    """
+    profile = profiles.named(name)
+    bet = _bet_parameter(query)
+    result = _house_edge(profile.rules, bet, {"parameter": "bet"}, None)
+    return _context(profile) | _edge_body(profile.rules, result)
+
+
+def analyse_distribution(body: Any, query: Query, profiles: ProfileRegistry, guard: Guard = unguarded) -> dict[str, Any]:
+    """``POST /v1/analyses/distribution`` (``analyseDistribution``): hands per label under custom rules.
+
+    :raises InvalidRequestError: naming every problem of the request.
+    """
+    s, _ = load(_ANALYSIS, body, query, profiles)
+    with guard(analysis_cost(s.rules, "distribution")):
+        result = distribution(s.rules)
+    return s.context | _distribution_body(s.rules, result)
+
+
+def analyse_house_edge(body: Any, query: Query, profiles: ProfileRegistry, guard: Guard = unguarded) -> dict[str, Any]:
+    """``POST /v1/analyses/house-edge`` (``analyseHouseEdge``): the house edge under custom rules for a bet.
+
+    :raises InvalidRequestError: naming every problem of the request, or a bet whose edge
+        is not computed.
+    """
+    s, _ = load(_HOUSE_EDGE, body, query, profiles)
+    result = _house_edge(s.rules, s.data["bet"], {"pointer": "/bet"}, guard)
+    return s.context | _edge_body(s.rules, result)

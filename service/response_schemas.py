@@ -1,0 +1,127 @@
+"""Response shapes of the scoring and profile operations (marshmallow), written as
+openapi.yaml's schemas. An evaluation is dumped by one function (:mod:`service.serialize`),
+wrapped in a field here; the batch path and the settlement hot path write dicts straight
+(:func:`service.serialize.evaluate_batch`, :func:`service.operations.scoring.settlement_answer`),
+which the tests compare with these dumps.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, fields
+
+from service.serialize import evaluation_dict
+
+__all__ = ["EvaluationField", "ExposureResponseSchema", "ProfileListSchema", "ProfileSchema", "RankingResponseSchema",
+           "ScoringContextSchema", "SettlementResponseSchema"]
+
+
+class EvaluationField(fields.Field[Any]):
+    """Dumps an :class:`~service.engine.evaluate.Evaluation` (the ``Evaluation`` schema)."""
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
+        return evaluation_dict(value)
+
+
+class ScoringContextSchema(Schema):
+    """What every scoring response carries: the profile and the effective rules' digest."""
+
+    profile = fields.String()
+    rules_digest = fields.String()
+    rules = fields.Dict()
+    max_payout = fields.Integer()
+
+
+class RankedHandSchema(Schema):
+    """One place in a ranking."""
+
+    index = fields.Integer()
+    id = fields.String(allow_none=True)
+    position = fields.Integer()
+    evaluation = EvaluationField()
+
+
+class RankingResponseSchema(ScoringContextSchema):
+    """``{"profile", "rules_digest", "ranking": [...]}``, strongest first."""
+
+    ranking = fields.List(fields.Nested(RankedHandSchema))
+
+
+class ExposureSchema(Schema):
+    """``{"max_loss", "max_win"}`` (RULES.md section 6.3)."""
+
+    max_loss = fields.Integer()
+    max_win = fields.Integer()
+
+
+class DealerResultSchema(Schema):
+    """The dealer's hand, gross result, commission, net amount and exposure."""
+
+    evaluation = EvaluationField()
+    gross = fields.Integer()
+    commission = fields.Integer()
+    net = fields.Integer()
+    exposure = fields.Nested(ExposureSchema)
+
+
+class PlayerResultSchema(Schema):
+    """One player's settled result."""
+
+    id = fields.String(allow_none=True)
+    evaluation = EvaluationField()
+    stake = fields.Integer()
+    bet = fields.String()
+    outcome = fields.String()
+    gross = fields.Integer()
+    commission = fields.Integer()
+    amount = fields.Integer()
+    exposure = fields.Nested(ExposureSchema)
+
+
+class SettlementResponseSchema(ScoringContextSchema):
+    """``{"profile", "rules_digest", "dealer": {...}, "players": [...], "house"}``."""
+
+    dealer = fields.Nested(DealerResultSchema)
+    players = fields.List(fields.Nested(PlayerResultSchema))
+    house = fields.Integer()
+
+
+class ExposureSeatResultSchema(Schema):
+    """One seat's exposure before the deal."""
+
+    id = fields.String(allow_none=True)
+    stake = fields.Integer()
+    bet = fields.String()
+    exposure = fields.Nested(ExposureSchema)
+
+
+class ExposureDealerSchema(Schema):
+    """The dealer's exposure before the deal."""
+
+    exposure = fields.Nested(ExposureSchema)
+
+
+class ExposureResponseSchema(ScoringContextSchema):
+    """``{"profile", "rules_digest", "max_payout", "dealer": {...}, "players": [...]}``."""
+
+    dealer = fields.Nested(ExposureDealerSchema)
+    players = fields.List(fields.Nested(ExposureSeatResultSchema))
+
+
+class ProfileSchema(Schema):
+    """A rules profile with its full rules."""
+
+    name = fields.String()
+    description = fields.String()
+    builtin = fields.Boolean()
+    extends = fields.String(allow_none=True)
+    rules_digest = fields.Function(lambda p: p.rules.digest())
+    rules = fields.Function(lambda p: p.rules.as_dict())
+    max_payout = fields.Function(lambda p: p.rules.max_payout)
+
+
+class ProfileListSchema(Schema):
+    """``{"profiles": [...]}``."""
+
+    profiles = fields.List(fields.Nested(ProfileSchema))

@@ -1,0 +1,40 @@
+"""The HTTP layer is the only one that knows the web framework (issue 10): service/http/
+alone imports Flask, werkzeug or flask-cors, and the operations and the ``gnau`` command
+load without them."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SERVICE = Path(__file__).resolve().parents[1] / "service"
+WEB = ("flask", "werkzeug", "flask_cors", "flask_swagger_ui")
+
+
+def _imports(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+    return names
+
+
+def test_only_the_http_package_imports_the_web_framework() -> None:
+    offenders = {
+        str(path.relative_to(SERVICE)): sorted(n for n in _imports(path) if n.split(".")[0] in WEB)
+        for path in SERVICE.rglob("*.py") if SERVICE / "http" not in path.parents
+    }
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+@pytest.mark.parametrize("module", ["service.operations", "service.cli", "service.errors", "service.profiles"])
+def test_loads_without_the_web_framework(module: str) -> None:
+    code = f"import sys, {module}; print(sorted(m for m in sys.modules if m.split('.')[0] in {WEB!r}))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
