@@ -3,13 +3,16 @@
 A server is started exactly as ``make run`` and the container start it, ``gunicorn -c
 gunicorn.conf.py`` (the configuration names the app, the worker class and the hooks; this
 module names no module of the service), on 127.0.0.1 and a free port, in a session of
-its own, and is always stopped: SIGTERM, then SIGKILL to its whole process group after a
-bound. Every wait is bounded in time and only loopback is used.
+its own. It is ready once every worker has booted and set up its own signal handlers and
+a probe (``GET /readyz`` unless told) answers 200. :func:`running` always stops it after
+its block: SIGTERM, then SIGKILL to its whole process group after a bound; a caller of
+:func:`launch` stops it with :meth:`Server.terminate` or :meth:`Server.kill`. Every wait
+is bounded in time and only loopback is used.
 
 Its environment is the caller's minus every ``GNAU_*`` setting, ``PROFILES_FILE`` and
 ``PROMETHEUS_MULTIPROC_DIR`` (a server gets only the settings it is given), plus
 ``GNAU_BIND``, ``GNAU_WORKERS`` (:data:`WORKERS` unless given), ``GNAU_LOG_LEVEL=info``
-(readiness counts the master's "Booting worker" lines), ``PYTHONUNBUFFERED=1`` and a
+(readiness counts the "Booting worker" lines), ``PYTHONUNBUFFERED=1`` and a
 fresh Prometheus multiprocess folder inside the server's folder. The server's folder
 holds ``stdout.log`` (gunicorn's JSON access log) and ``stderr.log`` (its JSON error log
 and the service's own logs).
