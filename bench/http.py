@@ -1,8 +1,9 @@
 """HTTP benchmark: the real service against a trivial Flask floor, same gunicorn config.
 
 It starts its own servers on free 127.0.0.1 ports with the repository's ``gunicorn.conf.py``
-(workers, the gevent worker class, access log, preload: all as configured; only the bind address,
-``GNAU_DRAIN_SECONDS=0`` for a quick stop and, for the echo floor,
+through :mod:`bench.harness`, the harness the tests use too (the gevent worker class, access
+log, preload: all as configured; 2 workers, the harness's default, set explicitly; only the bind
+address, ``GNAU_DRAIN_SECONDS=0`` for a quick stop and, for the echo floor,
 ``GNAU_WSGI_APP=bench.echo_app:app`` differ):
 
 * **ratio**: requests/s of ``POST /v1/evaluations`` (one realistic hand) over requests/s of
@@ -32,42 +33,30 @@ Run alone with ``python -m bench.http``.
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
-import os
 import random
-import re
-import shutil
-import signal
 import socket
-import subprocess
-import sys
 import tempfile
-import threading
 import time
-from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.common import ROOT, Row, markdown_table, median, rate
+from bench.common import Row, markdown_table, median, rate
+from bench.harness import Server, pss_mib, running
+from bench.load import BALANCE_GOAL, Driver, Load, calibrate, check, ensure_wrk, log, paced
 
-__all__ = ["ensure_wrk", "run"]
+__all__ = ["SINGLE_BODY", "gunicorn", "run"]
 
-BOOT_TIMEOUT = 60.0
-#: The most of a run's requests one worker may serve (balanced accepting).
-BALANCE_GOAL = 0.65
 HAND = ["10S", "7H", "3D", "KC", "7D"]
 #: The realistic single-hand body, sent to both servers.
 SINGLE_BODY = json.dumps({"hand": HAND}).encode()
+#: The service's request and the echo floor's: ``(path, body)``.
+EVALUATION = ("/v1/evaluations", SINGLE_BODY)
+ECHO = ("/echo", SINGLE_BODY)
 CARD_TEXTS = [r + s for r in ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
               for s in ["D", "C", "H", "S"]]
-
-
-def _log(message: str) -> None:
-    print(f"[bench.http] {message}", file=sys.stderr, flush=True)
 
 
 # ---------------------------------------------------------------------------------------
@@ -102,324 +91,18 @@ def settlement_body(players: int = 10, seed: int = 6) -> bytes:
 # Servers
 
 
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-@dataclass
-class Server:
-    """A running gunicorn master."""
-
-    name: str
-    port: int
-    process: subprocess.Popen[bytes]
-    log: Path
-    workers: int
-    _offset: int = 0
-
-    def url(self, path: str) -> str:
-        """``http://127.0.0.1:port/path``."""
-        return f"http://127.0.0.1:{self.port}{path}"
-
-    def served_by(self) -> list[int]:
-        """Requests served per worker since the last call, from the JSON access log."""
-        with open(self.log, "rb") as f:
-            f.seek(self._offset)
-            data = f.read()
-        complete = data[:data.rfind(b"\n") + 1]
-        self._offset += len(complete)
-        counts: Counter[int] = Counter()
-        for line in complete.splitlines():
-            if b'"message": "request"' in line:
-                try:
-                    counts[json.loads(line)["pid"]] += 1
-                except (ValueError, KeyError):
-                    continue
-        return sorted(counts.values())
-
-
-def post(port: int, path: str, body: bytes, timeout: float = 30.0) -> tuple[int, bytes]:
-    """One POST with a JSON body; ``(status, body)``."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    try:
-        conn.request("POST", path, body=body, headers={"Content-Type": "application/json"})
-        response = conn.getresponse()
-        return response.status, response.read()
-    finally:
-        conn.close()
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
-    except OSError:
-        return []
-    return [int(p) for p in text.split()]
-
-
 @contextmanager
 def gunicorn(name: str, probe: tuple[str, bytes], workdir: Path, **env: str) -> Iterator[Server]:
-    """Start ``gunicorn -c gunicorn.conf.py`` on a free port; stop it (SIGTERM, then
-    SIGKILL) on exit. Returns only once every worker has booted and answered."""
-    port = free_port()
-    log = workdir / f"{name}.log"
-    environment = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
-    environment.update({"GNAU_BIND": f"127.0.0.1:{port}", "GNAU_DRAIN_SECONDS": "0",
-                        "PYTHONDONTWRITEBYTECODE": "1"})
-    environment.update(env)
-    workers = int(environment.get("GNAU_WORKERS", "2"))
-    with open(log, "wb") as out:
-        process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py"], cwd=ROOT,
-                                   env=environment, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    server = Server(name, port, process, log, workers)
-    try:
-        _wait_booted(server, workers, probe)
+    """A server of the harness (:func:`bench.harness.running`: ``gunicorn -c gunicorn.conf.py``
+    on a free port, two workers unless ``GNAU_WORKERS`` is given, stopped on exit) with no
+    drain, its logs in ``workdir / name``. Returns only once every worker has booted and
+    ``POST probe`` answered 200, and one more second has passed: load that starts while the
+    last worker is still setting up sticks to the other one (TOOLING.md)."""
+    path, body = probe
+    with running(workdir / name, probe=("POST", path, body), GNAU_DRAIN_SECONDS="0", PYTHONDONTWRITEBYTECODE="1",
+                 **env) as server:
+        time.sleep(1.0)  # let the last worker finish post_worker_init and poll
         yield server
-    finally:
-        _stop(process)
-
-
-def _wait_booted(server: Server, workers: int, probe: tuple[str, bytes]) -> None:
-    """Every worker booted (TOOLING.md: load that starts early sticks to one worker)."""
-    deadline = time.monotonic() + BOOT_TIMEOUT
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            raise SystemExit(f"{server.name} server exited; see {server.log}:\n{server.log.read_text()[-2000:]}")
-        booted = server.log.read_text(errors="replace").count("Booting worker with pid")
-        if booted >= workers and len(_children(server.process.pid)) >= workers:
-            try:
-                status, _ = post(server.port, *probe, timeout=5)
-            except OSError:
-                status = 0
-            if status == 200:
-                time.sleep(1.0)  # let the last worker finish post_worker_init and poll
-                return
-        time.sleep(0.1)
-    raise SystemExit(f"{server.name} server did not boot within {BOOT_TIMEOUT:.0f} s; see {server.log}")
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is not None:
-        return
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=10)
-
-
-# ---------------------------------------------------------------------------------------
-# Load: wrk, or a Python stand-in
-
-
-def ensure_wrk() -> str | None:
-    """The path of wrk, installing the Debian package when missing (root only)."""
-    found = shutil.which("wrk")
-    if found:
-        return found
-    apt = shutil.which("apt-get")
-    if apt and os.geteuid() == 0:
-        _log("wrk is missing; installing the Debian package (apt-get update && apt-get install wrk)")
-        try:
-            subprocess.run([apt, "update", "-qq"], check=True, capture_output=True, timeout=180)
-            subprocess.run([apt, "install", "-y", "-qq", "wrk"], check=True, capture_output=True, timeout=180,
-                           env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
-        except (OSError, subprocess.SubprocessError) as exc:
-            _log(f"could not install wrk ({exc}); falling back to the Python client")
-    found = shutil.which("wrk")
-    if not found:
-        _log("wrk is not available: using the Python load client (reads lower: it shares the CPUs)")
-    return found
-
-
-@dataclass(frozen=True)
-class Load:
-    """One load run's outcome."""
-
-    requests: int
-    seconds: float
-    p50_ms: float
-    p99_ms: float
-    errors: int
-
-    @property
-    def rps(self) -> float:
-        """Requests per second."""
-        return self.requests / self.seconds
-
-
-_LUA = """wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.body = [==[{body}]==]
-{delay}
-function done(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format("WRKJSON {{\\"requests\\": %d, \\"us\\": %d, \\"p50\\": %d, \\"p99\\": %d, \\"errors\\": %d}}\\n",
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
-    e.connect + e.read + e.write + e.status + e.timeout))
-end
-"""
-
-
-class Driver:
-    """Runs load against a URL with wrk, or with the Python client when wrk is missing."""
-
-    def __init__(self, wrk: str | None, workdir: Path) -> None:
-        self.wrk = wrk
-        self.workdir = workdir
-        self._scripts: dict[tuple[bytes, int], Path] = {}
-        #: Runs made, runs where one worker served more than BALANCE_GOAL of the requests,
-        #: and the largest share one worker served in any run.
-        self.runs = 0
-        self.repeated = 0
-        self.worst_share = 0.0
-        self.last_share = 0.0
-
-    @property
-    def tool(self) -> str:
-        """The load tool's name, for the table."""
-        return "wrk" if self.wrk else "Python client"
-
-    def _script(self, body: bytes, delay_ms: int) -> Path:
-        key = (body, delay_ms)
-        if key not in self._scripts:
-            path = self.workdir / f"load{len(self._scripts)}.lua"
-            # Uniform jitter around the mean keeps the connections from falling into step
-            # (equal delays make them send in bursts, which no set of real clients does).
-            delay = (f"math.randomseed({len(self._scripts) + 1})\n"
-                     f"function delay() return math.random({delay_ms - delay_ms // 2}, {delay_ms + delay_ms // 2}) end"
-                     if delay_ms else "")
-            path.write_text(_LUA.format(body=body.decode(), delay=delay))
-            self._scripts[key] = path
-        return self._scripts[key]
-
-    def run(self, server: Server, path: str, body: bytes, seconds: float, connections: int,
-            threads: int = 1, delay_ms: int = 0) -> Load:
-        """Load ``server`` for ``seconds``; ``delay_ms`` paces each connection.
-
-        Nothing is run again: the share of the busiest worker (from the access log, which
-        names the worker of every request) is recorded for every run with at least as
-        many connections as workers, and the table reports the largest.
-        """
-        load = self._run(server, path, body, seconds, connections, threads, delay_ms)
-        shares = server.served_by()
-        self.runs += 1
-        if server.workers > 1 and connections >= server.workers and sum(shares) > 0:
-            share = max(shares) / sum(shares)
-            self.last_share = share
-            self.worst_share = max(self.worst_share, share)
-            if share > BALANCE_GOAL:
-                self.repeated += 1
-                _log(f"{server.name}: one worker served {max(shares)} of {sum(shares)} requests")
-        return load
-
-    def _run(self, server: Server, path: str, body: bytes, seconds: float, connections: int,
-             threads: int, delay_ms: int) -> Load:
-        server.served_by()  # skip what came before
-        if self.wrk is None:
-            return _python_load(server.port, path, body, seconds, connections, delay_ms)
-        script = self._script(body, delay_ms)
-        command = [self.wrk, f"-t{threads}", f"-c{connections}", f"-d{seconds:g}s", "--timeout", "10s",
-                   "-s", str(script), server.url(path)]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
-        found = re.search(r"^WRKJSON (.*)$", done.stdout, re.M)
-        if done.returncode != 0 or not found:
-            raise SystemExit(f"wrk failed ({done.returncode}): {done.stdout}\n{done.stderr}")
-        data = json.loads(found.group(1))
-        return Load(data["requests"], data["us"] / 1e6, data["p50"] / 1e3, data["p99"] / 1e3, data["errors"])
-
-
-def _python_load(port: int, path: str, body: bytes, seconds: float, connections: int, delay_ms: int) -> Load:
-    """The stand-in for wrk: one thread per keep-alive connection."""
-    latencies: list[float] = []
-    errors = [0]
-    lock = threading.Lock()
-    stop = time.monotonic() + seconds
-
-    def worker() -> None:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        mine: list[float] = []
-        bad = 0
-        while time.monotonic() < stop:
-            if delay_ms:
-                time.sleep(delay_ms / 1000)
-            started = time.perf_counter()
-            try:
-                conn.request("POST", path, body=body, headers={"Content-Type": "application/json"})
-                response = conn.getresponse()
-                response.read()
-                if response.status != 200:
-                    bad += 1
-            except OSError:
-                bad += 1
-                conn.close()
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-                continue
-            mine.append(time.perf_counter() - started)
-        conn.close()
-        with lock:
-            latencies.extend(mine)
-            errors[0] += bad
-
-    started = time.monotonic()
-    pool = [threading.Thread(target=worker) for _ in range(connections)]
-    for t in pool:
-        t.start()
-    for t in pool:
-        t.join()
-    elapsed = time.monotonic() - started
-    latencies.sort()
-    if not latencies:
-        return Load(0, elapsed, 0.0, 0.0, errors[0])
-    return Load(len(latencies), elapsed, latencies[len(latencies) // 2] * 1e3,
-                latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1e3, errors[0])
-
-
-def _check(load: Load, what: str) -> Load:
-    if load.errors:
-        raise SystemExit(f"{what}: {load.errors} failed or non-2xx responses under load")
-    return load
-
-
-PACED_CONNECTIONS = 16
-
-
-def calibrate(driver: Driver, server: Server, path: str, body: bytes, target_rps: float,
-              connections: int = PACED_CONNECTIONS) -> int:
-    """The mean per-connection delay (ms) that holds about ``target_rps``.
-
-    A connection's cycle is its delay plus the response time, so the delay is the target
-    cycle minus the measured response time. That estimate is capped at half the cycle: a
-    neighbour's burst during calibration must not talk the bench into overloading the
-    server (a rate held short of the target shows in the table instead).
-    """
-    cycle_ms = 1000 * connections / target_rps
-    delay = max(1, round(cycle_ms))
-    for _ in range(3):
-        trial = _check(driver.run(server, path, body, 2, connections, delay_ms=delay), server.name)
-        latency_ms = min(cycle_ms / 2, max(0.0, 1000 * connections / trial.rps - delay))
-        new = max(1, round(cycle_ms - latency_ms))
-        if new == delay:
-            break
-        delay = new
-    return delay
-
-
-def paced(driver: Driver, targets: list[tuple[Server, str, bytes, int]], seconds: float,
-          runs: int = 3, connections: int = PACED_CONNECTIONS) -> list[Load]:
-    """Paced runs, alternating between the targets ``(server, path, body, delay)`` so a
-    noisy neighbour hits them alike; per target, the run with the median p99."""
-    loads: list[list[Load]] = [[] for _ in targets]
-    for _ in range(runs):
-        for i, (server, path, body, delay) in enumerate(targets):
-            loads[i].append(_check(driver.run(server, path, body, seconds, connections, delay_ms=delay),
-                                   server.name))
-    return [sorted(each, key=lambda load: load.p99_ms)[len(each) // 2] for each in loads]
 
 
 # ---------------------------------------------------------------------------------------
@@ -427,12 +110,12 @@ def paced(driver: Driver, targets: list[tuple[Server, str, bytes, int]], seconds
 
 
 def _verify(server: Server, path: str, body: bytes, check: str) -> dict[str, Any]:
-    status, data = post(server.port, path, body)
-    if status != 200:
-        raise SystemExit(f"{server.name} {path}: expected 200, got {status}: {data[:500]!r}")
-    answer: dict[str, Any] = json.loads(data)
+    reply = server.post(path, body)
+    if reply.status != 200:
+        raise SystemExit(f"{server.name} {path}: expected 200, got {reply.status}: {reply.body[:500]!r}")
+    answer: dict[str, Any] = reply.json()
     if check not in answer:
-        raise SystemExit(f"{server.name} {path}: no {check!r} in the answer: {data[:500]!r}")
+        raise SystemExit(f"{server.name} {path}: no {check!r} in the answer: {reply.body[:500]!r}")
     return answer
 
 
@@ -461,154 +144,168 @@ def slow_clients(port: int, idle: int = 200, stalled: int = 50) -> Iterator[None
             sock.close()
 
 
-def _pss_mib(pid: int) -> float:
-    """A process's proportional set size in MiB (shared pages split among the sharers)."""
-    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-        if line.startswith("Pss:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def _get(port: int, path: str) -> int:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    try:
-        conn.request("GET", path)
-        response = conn.getresponse()
-        response.read()
-        return response.status
-    finally:
-        conn.close()
-
-
 def analysis_memory(workdir: Path) -> Row:
     """Total PSS of the master and 2 workers once every built-in profile's analyses
     (distribution, house edge of both bets, odds) has been asked for, on every worker."""
     from service.engine.rules import PROFILES
 
-    with gunicorn("memory", ("/v1/evaluations", SINGLE_BODY), workdir) as server:
+    with gunicorn("memory", EVALUATION, workdir) as server:
         for _ in range(2):  # twice: each worker answers some of them
             for name in PROFILES:
                 for path in (f"/v1/profiles/{name}/distribution", f"/v1/profiles/{name}/house-edge",
                              f"/v1/profiles/{name}/house-edge?bet=equal"):
-                    if _get(server.port, path) != 200:
+                    if server.call("GET", path, timeout=60).status != 200:
                         raise SystemExit(f"GET {path} did not answer 200")
-                status, _ = post(server.port, f"/v1/odds?profile={name}", SINGLE_BODY)
+                status = server.post(f"/v1/odds?profile={name}", SINGLE_BODY).status
                 if status != 200:
                     raise SystemExit(f"POST /v1/odds?profile={name} answered {status}")
-        pids = [server.process.pid, *_children(server.process.pid)]
-        total = sum(_pss_mib(pid) for pid in pids)
+        pids = [server.proc.pid, *server.worker_pids()]
+        total = sum(pss_mib(pid) for pid in pids)
     return Row("HTTP", f"memory: total PSS of master + {len(pids) - 1} workers after every built-in profile's "
                "analyses were asked (built before the fork, shared)", f"{total:.0f} MiB", "< 300 MiB", total < 300)
+
+
+def _max_load(driver: Driver, app: Server, echo: Server, rounds: int, seconds: float,
+              connections: int) -> tuple[float, float]:
+    """Alternating max-load rounds: the medians ``(echo, app)`` in requests/s."""
+    echo_rps: list[float] = []
+    app_rps: list[float] = []
+    for i in range(rounds):
+        echo_rps.append(check(driver.run(echo, *ECHO, seconds, connections), "echo").rps)
+        app_rps.append(check(driver.run(app, *EVALUATION, seconds, connections), "app").rps)
+        log(f"round {i + 1}/{rounds}: echo {echo_rps[-1]:,.0f}/s, evaluation {app_rps[-1]:,.0f}/s")
+    return median(echo_rps), median(app_rps)
+
+
+def _half_load(driver: Driver, app: Server, echo: Server, maxima: tuple[float, float], seconds: float,
+               connections: int) -> tuple[Load, Load, float]:
+    """Both servers paced at half their maximum ``(echo, app)``: the app's and the echo's
+    median runs, and the app's median p99 (ms) with slow clients held open."""
+    echo_max, app_max = maxima
+    log("half-load latency runs")
+    app_delay = calibrate(driver, app, *EVALUATION, app_max / 2, connections)
+    echo_delay = calibrate(driver, echo, *ECHO, echo_max / 2, connections)
+    app_half, echo_half = paced(driver, [(app, *EVALUATION, app_delay), (echo, *ECHO, echo_delay)],
+                                seconds, connections=connections)
+    log("half load with slow clients held open")
+    slow_runs = []
+    for _ in range(3):  # opened anew for each run: the server drops idle ones after GNAU_KEEPALIVE
+        with slow_clients(app.port):
+            slow_runs.append(check(driver.run(app, *EVALUATION, seconds, connections, delay_ms=app_delay),
+                                   "slow clients").p99_ms)
+    return app_half, echo_half, median(slow_runs)
+
+
+def _settle_and_rank(driver: Driver, app: Server, seconds: float) -> tuple[float, float]:
+    """Requests/s of a 10-player settlement (4 connections) and a 1,000-hand ranking (2)."""
+    log("settlement and ranking")
+    settle = ("/v1/settlements", settlement_body())
+    rank = ("/v1/rankings", ranking_body())
+    _verify(app, *settle, "players")
+    _verify(app, *rank, "ranking")
+    check(driver.run(app, *settle, 1, 4), "settlement")
+    check(driver.run(app, *rank, 1, 2), "ranking")
+    settle_rps = median([check(driver.run(app, *settle, seconds, 4), "settlement").rps for _ in range(3)])
+    rank_rps = median([check(driver.run(app, *rank, seconds, 2), "ranking").rps for _ in range(3)])
+    return settle_rps, rank_rps
+
+
+def _service_rows(driver: Driver, workdir: Path, rounds: int, seconds: float,
+                  connections: int) -> tuple[list[Row], list[tuple[int, float]], int]:
+    """The service against the echo floor: its rows, the balance runs ``(connections,
+    busiest share)`` and the workers of each server."""
+    with gunicorn("app", EVALUATION, workdir) as app, \
+            gunicorn("echo", ECHO, workdir, GNAU_WSGI_APP="bench.echo_app:app") as echo:
+        _verify(app, *EVALUATION, "label")
+        if echo.post(*ECHO).json() != {"hand": HAND}:
+            raise SystemExit("the echo server does not echo")
+        workers = len(app.worker_pids())
+        log(f"servers up: app :{app.port}, echo :{echo.port}, {workers} workers each; warming up")
+        for server, (path, body) in ((echo, ECHO), (app, EVALUATION)):
+            check(driver.run(server, path, body, 2, connections), server.name)
+        balance: list[tuple[int, float]] = []
+        for n in (4, 16, 64):  # connections opened at once, kept alive for the run
+            driver.run(app, *EVALUATION, 2, n)
+            balance.append((n, driver.last_share))
+        echo_max, app_max = _max_load(driver, app, echo, rounds, seconds, connections)
+        app_half, echo_half, slow = _half_load(driver, app, echo, (echo_max, app_max), seconds, connections)
+        settle_rps, rank_rps = _settle_and_rank(driver, app, seconds)
+    tool, ratio = driver.tool, app_max / echo_max
+    conditions = f"{workers} gevent workers, {tool}, {connections} conn."
+    rows = [
+        Row("HTTP", f"echo floor `POST /echo` (bare Flask), {conditions}, median of {rounds} x {seconds:g} s",
+            rate(echo_max, 1, "requests")),
+        Row("HTTP", "`POST /v1/evaluations`, one hand, same conditions", rate(app_max, 1, "requests")),
+        Row("HTTP", "HTTP ratio: evaluations / echo", f"{ratio:.2f}", "≥ 0.7", ratio >= 0.7),
+        Row("HTTP", f"`POST /v1/evaluations` p99 at half load ({rate(app_half.rps, 1, 'requests')} held; "
+            f"median of 3 x {seconds:g} s)",
+            f"{app_half.p99_ms:.1f} ms (p50 {app_half.p50_ms:.1f} ms)", "< 10 ms", app_half.p99_ms < 10),
+        Row("HTTP", f"echo p99 at half load ({rate(echo_half.rps, 1, 'requests')} held)",
+            f"{echo_half.p99_ms:.1f} ms (p50 {echo_half.p50_ms:.1f} ms)"),
+        Row("HTTP", "`POST /v1/evaluations` p99 at half load with 200 idle connections and 50 stalled "
+            "request bodies held open, measured from 1 s after they were opened (median of 3)",
+            f"{slow:.1f} ms", "< 100 ms", slow < 100),
+        Row("HTTP", f"`POST /v1/settlements`, dealer + 10 players (2 decks), {tool}, 4 conn.",
+            f"{rate(settle_rps, 1, 'requests')} ({rate(settle_rps * 11, 1, 'hands')})"),
+        Row("HTTP", f"`POST /v1/rankings`, 1,000 hands, {tool}, 2 conn.",
+            f"{rate(rank_rps, 1, 'requests')} ({rate(rank_rps * 1000, 1, 'hands')})"),
+    ]
+    return rows, balance, workers
+
+
+def _batch_rows(driver: Driver, workdir: Path, seconds: float) -> list[Row]:
+    """10,000-hand batches, whole and sparse, one at a time through one worker."""
+    log("batch through one worker")
+    body = batch_body()
+    batch = ("/v1/evaluations/batch", body)
+    with gunicorn("batch", EVALUATION, workdir, GNAU_WORKERS="1") as one:
+        answer = _verify(one, *batch, "evaluations")
+        if len(answer["evaluations"]) != 10_000:
+            raise SystemExit("the batch answer does not hold 10,000 evaluations")
+        check(driver.run(one, *batch, 2, 1), "batch")
+        runs = [check(driver.run(one, *batch, seconds, 1), "batch") for _ in range(3)]
+        sparse = ("/v1/evaluations/batch?fields=label,score", body)
+        sparse_answer = _verify(one, *sparse, "evaluations")
+        if sorted(sparse_answer["evaluations"][0]) != ["label", "score"]:
+            raise SystemExit("the sparse batch answer holds other members")
+        sparse_runs = [check(driver.run(one, *sparse, seconds, 1), "sparse batch") for _ in range(3)]
+    batch_rps = median([r.rps for r in runs])
+    hands = batch_rps * 10_000
+    sparse_rps = median([r.rps for r in sparse_runs])
+    sparse_hands = sparse_rps * 10_000
+    return [
+        Row("HTTP", f"`POST /v1/evaluations/batch`, 10,000 hands ({len(body) / 1e3:.0f} kB), "
+            f"1 worker, 1 conn., end to end, {driver.tool}",
+            f"{rate(hands, 1, 'hands')} ({1000 / batch_rps:.0f} ms a request)",
+            "≥ 150,000 hands/s", hands >= 150_000),
+        Row("HTTP", "`POST /v1/evaluations/batch?fields=label,score`, same 10,000 hands, 1 worker, "
+            "1 conn., end to end", f"{rate(sparse_hands, 1, 'hands')} ({1000 / sparse_rps:.0f} ms a request)",
+            "≥ 1,000,000 hands/s", sparse_hands >= 1_000_000),
+    ]
+
+
+def _balance_rows(driver: Driver, balance: list[tuple[int, float]], workers: int) -> list[Row]:
+    """The balance runs' rows, and how many load runs of all had one worker over the goal."""
+    rows = [Row("HTTP", f"balance: busiest worker's share of `POST /v1/evaluations` with {n} "
+                f"keep-alive connections opened at once ({workers} workers, 2 s)",
+                f"{share:.0%}", f"≤ {BALANCE_GOAL:.0%}", share <= BALANCE_GOAL) for n, share in balance]
+    rows.append(Row("HTTP", f"load runs (any above) where one worker served more than {BALANCE_GOAL:.0%}; "
+                    "nothing is run again", f"{driver.repeated} of {driver.runs} "
+                    f"(largest share {driver.worst_share:.0%})", "0", driver.repeated == 0))
+    return rows
 
 
 def run(rounds: int = 5, seconds: float = 3.0, connections: int = 16) -> list[Row]:
     """Run the HTTP benchmark and return its rows."""
     wrk = ensure_wrk()
-    rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="gnau-bench-") as tmp:
         workdir = Path(tmp)
         driver = Driver(wrk, workdir)
-        tool = driver.tool
-        evaluation = ("/v1/evaluations", SINGLE_BODY)
-        echo_probe = ("/echo", SINGLE_BODY)
-        with gunicorn("app", evaluation, workdir) as app, \
-                gunicorn("echo", echo_probe, workdir, GNAU_WSGI_APP="bench.echo_app:app") as echo:
-            _verify(app, *evaluation, "label")
-            if json.loads(post(echo.port, *echo_probe)[1]) != {"hand": HAND}:
-                raise SystemExit("the echo server does not echo")
-            workers = len(_children(app.process.pid))
-            _log(f"servers up: app :{app.port}, echo :{echo.port}, {workers} workers each; warming up")
-            for server, (path, body) in ((echo, echo_probe), (app, evaluation)):
-                _check(driver.run(server, path, body, 2, connections), server.name)
-            balance: list[tuple[int, float]] = []
-            for n in (4, 16, 64):  # connections opened at once, kept alive for the run
-                driver.run(app, *evaluation, 2, n)
-                balance.append((n, driver.last_share))
-            echo_rps: list[float] = []
-            app_rps: list[float] = []
-            for i in range(rounds):
-                echo_rps.append(_check(driver.run(echo, *echo_probe, seconds, connections), "echo").rps)
-                app_rps.append(_check(driver.run(app, *evaluation, seconds, connections), "app").rps)
-                _log(f"round {i + 1}/{rounds}: echo {echo_rps[-1]:,.0f}/s, evaluation {app_rps[-1]:,.0f}/s")
-            echo_max, app_max = median(echo_rps), median(app_rps)
-            ratio = app_max / echo_max
-            _log("half-load latency runs")
-            app_delay = calibrate(driver, app, *evaluation, app_max / 2, connections)
-            echo_delay = calibrate(driver, echo, *echo_probe, echo_max / 2, connections)
-            app_half, echo_half = paced(driver, [(app, *evaluation, app_delay), (echo, *echo_probe, echo_delay)],
-                                        seconds, connections=connections)
-            _log("half load with slow clients held open")
-            slow_runs = []
-            for _ in range(3):  # opened anew for each run: the server drops idle ones after GNAU_KEEPALIVE
-                with slow_clients(app.port):
-                    slow_runs.append(_check(driver.run(app, *evaluation, seconds, connections, delay_ms=app_delay),
-                                            "slow clients").p99_ms)
-            slow = median(slow_runs)
-
-            _log("settlement and ranking")
-            settle = ("/v1/settlements", settlement_body())
-            rank = ("/v1/rankings", ranking_body())
-            _verify(app, *settle, "players")
-            _verify(app, *rank, "ranking")
-            _check(driver.run(app, *settle, 1, 4), "settlement")
-            _check(driver.run(app, *rank, 1, 2), "ranking")
-            settle_rps = median([_check(driver.run(app, *settle, seconds, 4), "settlement").rps
-                                 for _ in range(3)])
-            rank_rps = median([_check(driver.run(app, *rank, seconds, 2), "ranking").rps for _ in range(3)])
-        conditions = f"{workers} gevent workers, {tool}, {connections} conn."
-        rows += [
-            Row("HTTP", f"echo floor `POST /echo` (bare Flask), {conditions}, median of {rounds} x {seconds:g} s",
-                rate(echo_max, 1, "requests")),
-            Row("HTTP", "`POST /v1/evaluations`, one hand, same conditions", rate(app_max, 1, "requests")),
-            Row("HTTP", "HTTP ratio: evaluations / echo", f"{ratio:.2f}", "≥ 0.7", ratio >= 0.7),
-            Row("HTTP", f"`POST /v1/evaluations` p99 at half load ({rate(app_half.rps, 1, 'requests')} held; "
-                f"median of 3 x {seconds:g} s)",
-                f"{app_half.p99_ms:.1f} ms (p50 {app_half.p50_ms:.1f} ms)", "< 10 ms", app_half.p99_ms < 10),
-            Row("HTTP", f"echo p99 at half load ({rate(echo_half.rps, 1, 'requests')} held)",
-                f"{echo_half.p99_ms:.1f} ms (p50 {echo_half.p50_ms:.1f} ms)"),
-            Row("HTTP", "`POST /v1/evaluations` p99 at half load with 200 idle connections and 50 stalled "
-                "request bodies held open, measured from 1 s after they were opened (median of 3)",
-                f"{slow:.1f} ms", "< 100 ms", slow < 100),
-            Row("HTTP", f"`POST /v1/settlements`, dealer + 10 players (2 decks), {tool}, 4 conn.",
-                f"{rate(settle_rps, 1, 'requests')} ({rate(settle_rps * 11, 1, 'hands')})"),
-            Row("HTTP", f"`POST /v1/rankings`, 1,000 hands, {tool}, 2 conn.",
-                f"{rate(rank_rps, 1, 'requests')} ({rate(rank_rps * 1000, 1, 'hands')})"),
-        ]
-
-        _log("batch through one worker")
-        body = batch_body()
-        batch = ("/v1/evaluations/batch", body)
-        with gunicorn("batch", evaluation, workdir, GNAU_WORKERS="1") as one:
-            answer = _verify(one, *batch, "evaluations")
-            if len(answer["evaluations"]) != 10_000:
-                raise SystemExit("the batch answer does not hold 10,000 evaluations")
-            _check(driver.run(one, *batch, 2, 1), "batch")
-            runs = [_check(driver.run(one, *batch, seconds, 1), "batch") for _ in range(3)]
-            sparse = ("/v1/evaluations/batch?fields=label,score", body)
-            sparse_answer = _verify(one, *sparse, "evaluations")
-            if sorted(sparse_answer["evaluations"][0]) != ["label", "score"]:
-                raise SystemExit("the sparse batch answer holds other members")
-            sparse_runs = [_check(driver.run(one, *sparse, seconds, 1), "sparse batch") for _ in range(3)]
-        batch_rps = median([r.rps for r in runs])
-        hands = batch_rps * 10_000
-        rows.append(Row("HTTP", f"`POST /v1/evaluations/batch`, 10,000 hands ({len(body) / 1e3:.0f} kB), "
-                        f"1 worker, 1 conn., end to end, {tool}",
-                        f"{rate(hands, 1, 'hands')} ({1000 / batch_rps:.0f} ms a request)",
-                        "≥ 150,000 hands/s", hands >= 150_000))
-        sparse_rps = median([r.rps for r in sparse_runs])
-        sparse_hands = sparse_rps * 10_000
-        rows.append(Row("HTTP", "`POST /v1/evaluations/batch?fields=label,score`, same 10,000 hands, 1 worker, "
-                        "1 conn., end to end", f"{rate(sparse_hands, 1, 'hands')} ({1000 / sparse_rps:.0f} ms a request)",
-                        "≥ 1,000,000 hands/s", sparse_hands >= 1_000_000))
-        _log("memory after the built-in analyses")
+        rows, balance, workers = _service_rows(driver, workdir, rounds, seconds, connections)
+        rows += _batch_rows(driver, workdir, seconds)
+        log("memory after the built-in analyses")
         rows.append(analysis_memory(workdir))
-        for n, share in balance:
-            rows.append(Row("HTTP", f"balance: busiest worker's share of `POST /v1/evaluations` with {n} "
-                            f"keep-alive connections opened at once ({workers} workers, 2 s)",
-                            f"{share:.0%}", f"≤ {BALANCE_GOAL:.0%}", share <= BALANCE_GOAL))
-        rows.append(Row("HTTP", f"load runs (any above) where one worker served more than {BALANCE_GOAL:.0%}; "
-                        "nothing is run again", f"{driver.repeated} of {driver.runs} "
-                        f"(largest share {driver.worst_share:.0%})", "0", driver.repeated == 0))
+        rows += _balance_rows(driver, balance, workers)
     return rows
 
 

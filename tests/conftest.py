@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from bench.harness import Server, launch
 from service.http.app import create_app
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,8 +28,22 @@ def client(app: Flask) -> FlaskClient:
     return app.test_client()
 
 
-# The real-gunicorn fixture, for every test module that starts servers.
-from tests.server_harness import serve  # noqa: E402, F401
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[Callable[..., Server]]:
+    """``serve(name="server", **settings)`` starts a real gunicorn (:mod:`bench.harness`:
+    two workers unless ``GNAU_WORKERS`` is given, its logs under ``tmp_path / name``) and
+    waits until every worker is ready; every server started is killed after the test."""
+    started: list[Server] = []
+
+    def start(name: str = "server", **settings: str) -> Server:
+        server = launch(tmp_path / name, **settings)
+        started.append(server)
+        server.wait_ready()
+        return server
+
+    yield start
+    for server in started:
+        server.kill()
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from .live_server import REPO
+from bench.harness import ROOT
 
 __all__ = ["npm_bin"]
 
@@ -27,7 +27,7 @@ def npm_bin() -> Path:
 
     :raises RuntimeError: npm is not installed or ``npm ci`` failed (with its output).
     """
-    stamp = REPO / "node_modules" / ".package-lock.json"
+    stamp = ROOT / "node_modules" / ".package-lock.json"
     if not stamp.is_file():
         npm = shutil.which("npm")
         if npm is None:
@@ -35,8 +35,8 @@ def npm_bin() -> Path:
         with (Path(os.environ.get("TMPDIR", "/tmp")) / "gnau-npm-ci.lock").open("w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # two test workers: one installs, the other waits
             if not stamp.is_file():
-                result = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=REPO, env=NODE_ENV,
+                result = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=ROOT, env=NODE_ENV,
                                         capture_output=True, text=True, timeout=600, check=False)
                 if result.returncode != 0:
                     raise RuntimeError(f"npm ci failed:\n{result.stdout}{result.stderr}")
-    return REPO / "node_modules" / ".bin"
+    return ROOT / "node_modules" / ".bin"

@@ -11,7 +11,8 @@ import pytest
 from flask.testing import FlaskClient
 
 import bench.common
-from bench import http
+import bench.harness
+from bench import http, load
 from bench.__main__ import section
 from bench.common import Row
 from bench.echo_app import app as echo_app
@@ -20,6 +21,7 @@ from service.http.runtime import Runtime
 
 def test_common_doctests() -> None:
     assert doctest.testmod(bench.common).failed == 0
+    assert doctest.testmod(bench.harness).failed == 0
 
 
 @pytest.mark.parametrize(("path", "body", "key", "count"), [
@@ -54,7 +56,7 @@ def test_echo_app_echoes_the_same_body() -> None:
 
 
 def test_wrk_script_renders_body_and_pacing(tmp_path: Path) -> None:
-    driver = http.Driver("/usr/bin/wrk", tmp_path)
+    driver = load.Driver("/usr/bin/wrk", tmp_path)
     plain = driver._script(b'{"hand": ["AS"]}', 0).read_text()
     assert 'wrk.body = [==[{"hand": ["AS"]}]==]' in plain
     assert 'wrk.method = "POST"' in plain
@@ -78,10 +80,12 @@ def test_performance_section() -> None:
 
 
 def test_served_by_counts_requests_per_worker(tmp_path: Path) -> None:
-    log = tmp_path / "server.log"
+    log = tmp_path / "stdout.log"  # the access log
     line = '{{"level": "INFO", "name": "gunicorn.access", "pid": {pid}, "message": "request", "path": "/x"}}\n'
     log.write_text(line.format(pid=1) * 3 + line.format(pid=2) + '{"message": "Booting worker with pid: 3"}\n')
-    server = http.Server("app", 0, None, log, 2)  # type: ignore[arg-type]
+    (tmp_path / "stderr.log").write_text('{"message": "Booting worker with pid: 3"}\n{"message": "Booting wo')
+    server = bench.harness.Server(None, 0, tmp_path, {"GNAU_WORKERS": "2"})  # type: ignore[arg-type]
+    assert (server.name, server.workers, server.booted_workers()) == (tmp_path.name, 2, [3])
     assert server.served_by() == [1, 3]
     assert server.served_by() == []
     with log.open("a") as f:

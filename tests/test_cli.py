@@ -16,12 +16,11 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from bench.harness import ROOT, free_port, stop
 from service.cli import main
 from service.http.app import create_app
-from tests.live_server import stop
 
 from .cases import COMMISSION_ROUNDS, NIU_NIU_ROWS, SETTLEMENTS, STANDARD_ROWS, hand
-from .live_server import REPO, free_port
 
 GNAU = Path(sys.executable).with_name("gnau")
 
@@ -323,7 +322,7 @@ def test_serve_runs_gunicorn_with_the_project_config(tmp_path: Path) -> None:
         finally:
             stop(proc)
     assert proc.returncode == 0
-    assert REPO.joinpath("gunicorn.conf.py").is_file()
+    assert ROOT.joinpath("gunicorn.conf.py").is_file()
 
 
 def test_settle_refuses_a_table_beyond_the_safe_integers_like_the_api(

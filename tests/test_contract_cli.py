@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from .live_server import REPO, live_server
+from bench.harness import ROOT
+
+from .live import live_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("contract-cli")]
 
@@ -27,9 +29,9 @@ ST = Path(sys.executable).with_name("st")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[subprocess.CompletedProcess[str]]:
     """One CLI run's result."""
     work = tmp_path_factory.mktemp("st")
-    with live_server(work / "gunicorn.log") as base:
+    with live_server(work / "gunicorn") as base:
         yield subprocess.run([str(ST), "run", f"{base}/openapi.yaml", "--checks", "all", "--max-examples", "15",
-                              "--no-color"], cwd=REPO, capture_output=True, text=True, timeout=600, check=False)
+                              "--no-color"], cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
 
 
 def test_bare_cli_finds_no_failure(run: subprocess.CompletedProcess[str]) -> None:

@@ -20,7 +20,9 @@ from typing import Any
 
 import pytest
 
-from .live_server import free_port, live_server
+from bench.harness import free_port
+
+from .live import live_server
 from .test_docs_browser import CHROMIUM_FLAGS
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("docs-browser")]
@@ -70,7 +72,7 @@ def page_port() -> Iterator[int]:
 @pytest.fixture(scope="module")
 def api(page_port: int, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """gunicorn allowing the page's 127.0.0.1 origin only."""
-    with live_server(tmp_path_factory.mktemp("gunicorn") / "gunicorn.log",
+    with live_server(tmp_path_factory.mktemp("gunicorn"),
                      env={"GNAU_CORS_ORIGINS": f"http://127.0.0.1:{page_port}"}) as base:
         yield base
 

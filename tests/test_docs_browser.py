@@ -21,7 +21,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .live_server import REPO, live_server
+from bench.harness import ROOT
+
+from .live import live_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("docs-browser")]
 
@@ -33,7 +35,7 @@ UPDATE_SCREENSHOTS = os.environ.get("GNAU_UPDATE_SCREENSHOTS") == "1"
 
 def _operations() -> list[tuple[str, str, str]]:
     """Every operation of openapi.yaml as ``(first tag, operationId, summary)``."""
-    spec = yaml.safe_load((REPO / "openapi.yaml").read_text(encoding="utf-8"))
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
     return [(op["tags"][0], op["operationId"], op["summary"])
             for path in spec["paths"].values() for op in path.values()]
 
@@ -41,7 +43,7 @@ def _operations() -> list[tuple[str, str, str]]:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A gunicorn server on a free 127.0.0.1 port, for this module."""
-    with live_server(tmp_path_factory.mktemp("gunicorn") / "gunicorn.log") as base:
+    with live_server(tmp_path_factory.mktemp("gunicorn")) as base:
         yield base
 
 
@@ -76,7 +78,7 @@ def test_try_it_out_evaluates_a_hand(chromium: str, server: str, tmp_path: Path)
             op.wait_for(timeout=30_000)
             assert page.locator(".opblock").count() == len(_operations())
             if UPDATE_SCREENSHOTS:
-                page.screenshot(path=str(REPO / "docs" / "docs-page.png"), full_page=True)
+                page.screenshot(path=str(ROOT / "docs" / "docs-page.png"), full_page=True)
 
             op.locator(".opblock-summary").click()
             op.locator("button.try-out__btn").click()
@@ -98,6 +100,6 @@ def test_try_it_out_evaluates_a_hand(chromium: str, server: str, tmp_path: Path)
                                   "b = live.getBoundingClientRect(); return {x: a.left + scrollX, "
                                   "y: a.top + scrollY, width: a.width, height: b.bottom - a.top}; }",
                                   live.element_handle())
-                page.screenshot(path=str(REPO / "docs" / "docs-try-it-out.png"), full_page=True, clip=box)
+                page.screenshot(path=str(ROOT / "docs" / "docs-try-it-out.png"), full_page=True, clip=box)
         finally:
             context.close()

@@ -24,7 +24,9 @@ from typing import Any
 import pytest
 import yaml
 
-from .live_server import REPO, live_server
+from bench.harness import ROOT
+
+from .live import live_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("generated-client")]
 
@@ -51,7 +53,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     config = work / "config.yaml"
     config.write_text(yaml.safe_dump(GENERATOR_CONFIG), encoding="utf-8")
     env = os.environ | {"PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}"}  # it runs ruff
-    output = _run([str(VENV_BIN / "openapi-python-client"), "generate", "--path", str(REPO / "openapi.yaml"),
+    output = _run([str(VENV_BIN / "openapi-python-client"), "generate", "--path", str(ROOT / "openapi.yaml"),
                    "--config", str(config), "--meta", "setup", "--output-path", str(work / "gnau-scoring-client")],
                   cwd=work, env=env)
     return work / "gnau-scoring-client", output
@@ -78,7 +80,7 @@ def client_python(generated: tuple[Path, str], tmp_path_factory: pytest.TempPath
 def seen(client_python: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
     """What the generated client saw of every operation of a live server."""
     work = tmp_path_factory.mktemp("drive")
-    with live_server(work / "gunicorn.log") as base:
+    with live_server(work / "gunicorn") as base:
         _run([str(client_python), str(Path(__file__).with_name("generated_client_driver.py")), base,
               str(work / "seen.json")], cwd=work)
     data: dict[str, list[dict[str, Any]]] = json.loads((work / "seen.json").read_text(encoding="utf-8"))
@@ -95,7 +97,7 @@ def test_generation_is_clean(generated: tuple[Path, str]) -> None:
 
 
 def test_every_operation_is_driven(seen: dict[str, list[dict[str, Any]]]) -> None:
-    spec = yaml.safe_load((REPO / "openapi.yaml").read_text(encoding="utf-8"))
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
     operations = {op["operationId"] for path in spec["paths"].values() for op in path.values()}
     missing, unknown = sorted(operations - set(seen)), sorted(set(seen) - operations)
     assert not missing, f"add a call with real values to tests/generated_client_driver.py for {missing}"

@@ -19,7 +19,6 @@ import random
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 import tracemalloc
@@ -32,8 +31,9 @@ from typing import Any
 import pytest
 import yaml
 
+from bench.harness import COMMAND, ROOT, Server, environment, pss_mib
 from service.profiles import ProfilesFileError, load_profiles_file
-from tests.server_harness import CONFIG, ROOT, TONKU, Server, metric, random_hands, wait_until
+from tests.live import TONKU, metric, random_hands, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("server"), pytest.mark.timeout(300)]
 
@@ -89,27 +89,11 @@ def rss_mb(pid: int) -> float:
     raise AssertionError(f"no VmRSS for {pid}")
 
 
-def pss_mib(pid: int) -> float:
-    """Proportional set size of a process, in MiB (shared pages split among sharers)."""
-    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-        if line.startswith("Pss:"):
-            return int(line.split()[1]) / 1024
-    raise AssertionError(f"no Pss for {pid}")
-
-
-def live_workers(server: Server) -> list[int]:
-    """The pids of the master's worker processes now."""
-    children = Path(f"/proc/{server.proc.pid}/task/{server.proc.pid}/children").read_text().split()
-    return [int(pid) for pid in children]
-
-
 def run_gunicorn(tmp_path: Path, env: dict[str, str], timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
     """Start gunicorn that is expected to stop by itself; its exit status and output."""
-    base = {k: v for k, v in os.environ.items() if not k.startswith("GNAU_") and k != "PROFILES_FILE"}
-    base |= {"GNAU_BIND": "127.0.0.1:1", "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"),
-             "TMPDIR": str(tmp_path)}
-    return subprocess.run([sys.executable, "-m", "gunicorn", "-c", str(CONFIG)], cwd=ROOT, env=base | env,
-                          capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, check=False)
+    base = environment(1, tmp_path, TMPDIR=str(tmp_path))  # port 1: it must never get to bind
+    return subprocess.run(COMMAND, cwd=ROOT, env=base | env, capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL, check=False)
 
 
 def output_lines(result: subprocess.CompletedProcess[str]) -> list[str]:
@@ -166,7 +150,7 @@ def test_idle_and_stalled_connections_never_hold_up_other_clients(serve: Callabl
 
 def test_batches_never_hold_memory_hostage(serve: Callable[..., Server]) -> None:
     server = serve()
-    workers = live_workers(server)
+    workers = server.worker_pids()
     assert len(workers) == 2
     invalid = json.dumps({"hands": [["ZZ", "YY", "XX", "WW", "VV"]] * 10_000}).encode()
     valid = json.dumps({"hands": random_hands(10_000, seed=3)}).encode()
@@ -428,9 +412,9 @@ def test_sighup_keeps_every_counter(serve: Callable[..., Server]) -> None:
         assert server.call("POST", "/v1/evaluations", {"hand": TONKU}).status == 200
     before = server.metrics()
     assert metric(before, "gnau_http_requests_total", route="/v1/evaluations", method="POST", status="200") == 3
-    old = set(live_workers(server))
+    old = set(server.worker_pids())
     server.proc.send_signal(signal.SIGHUP)
-    wait_until(lambda: len(set(live_workers(server)) - old) == 2 and not old & set(live_workers(server)),
+    wait_until(lambda: len(set(server.worker_pids()) - old) == 2 and not old & set(server.worker_pids()),
                60, "two new workers in place of the old ones")
     wait_until(lambda: server.call("GET", "/readyz").status == 200, 30, "readiness after the reload")
     after = server.metrics()
@@ -469,7 +453,7 @@ def test_memory_stays_under_the_charts_limit(serve: Callable[..., Server]) -> No
         assert reply.status == 200, reply.body
     batch = json.dumps({"hands": random_hands(10_000, seed=11)}).encode()
     peak = 0.0
-    pids = [server.proc.pid, *live_workers(server)]
+    pids = [server.proc.pid, *server.worker_pids()]
     statuses: list[int] = []
 
     def client() -> None:
@@ -493,10 +477,10 @@ def test_memory_stays_under_the_charts_limit(serve: Callable[..., Server]) -> No
 
 def test_a_worker_that_stops_answering_is_replaced_after_the_timeout(serve: Callable[..., Server]) -> None:
     server = serve(GNAU_TIMEOUT="2", GNAU_WORKERS="1")
-    [worker] = live_workers(server)
+    [worker] = server.worker_pids()
     os.kill(worker, signal.SIGSTOP)  # as a request computing for too long would hold it
     try:
-        wait_until(lambda: worker not in live_workers(server) and len(live_workers(server)) == 1, 30,
+        wait_until(lambda: worker not in server.worker_pids() and len(server.worker_pids()) == 1, 30,
                    "the master to replace the silent worker")
     finally:
         if Path(f"/proc/{worker}").exists():

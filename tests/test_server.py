@@ -1,9 +1,10 @@
 """The service under real gunicorn, with the repository's gunicorn.conf.py (issue 3:
 "Serving" and "Faults").
 
-Every test starts its own server on 127.0.0.1 and a free port, with two workers and a
-fresh Prometheus multiprocess folder, and always stops it (SIGTERM, then SIGKILL of its
-process group if it does not exit). Load is a small thread pool of ``http.client``
+Every test starts its own server (:mod:`bench.harness`, through the ``serve`` fixture) on
+127.0.0.1 and a free port, with two workers and a fresh Prometheus multiprocess folder,
+and always stops it (SIGKILL of its process group after the test; the tests that stop it
+themselves send SIGTERM). Load is a small thread pool of ``http.client``
 requests; every loop is bounded in count and time, and only loopback is used.
 """
 
@@ -26,17 +27,8 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.server_harness import (
-    START_TIMEOUT,
-    STOP_TIMEOUT,
-    TONKU,
-    WORKERS,
-    Server,
-    launch,
-    metric,
-    random_hands,
-    wait_until,
-)
+from bench.harness import START_TIMEOUT, STOP_TIMEOUT, WORKERS, Server, launch
+from tests.live import TONKU, metric, random_hands, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("server"), pytest.mark.timeout(180)]
 
@@ -183,7 +175,7 @@ def test_bad_profiles_file_stops_start_up(tmp_path: Path) -> None:
     path = tmp_path / "profiles.yaml"
     path.write_text("profiles:\n  house-aces:\n    extends: standard\n    description: Aces high.\n"
                     "    rules: {double_ox_order: queen_high}\n")
-    server = launch(tmp_path, "bad", PROFILES_FILE=str(path))
+    server = launch(tmp_path / "bad", PROFILES_FILE=str(path))
     try:
         status = server.proc.wait(timeout=START_TIMEOUT)
     finally:
@@ -202,7 +194,7 @@ def test_bad_profiles_file_stops_start_up(tmp_path: Path) -> None:
 
 def test_missing_profiles_file_stops_start_up(tmp_path: Path) -> None:
     path = tmp_path / "absent.yaml"
-    server = launch(tmp_path, "missing", PROFILES_FILE=str(path))
+    server = launch(tmp_path / "missing", PROFILES_FILE=str(path))
     try:
         status = server.proc.wait(timeout=START_TIMEOUT)
     finally:

@@ -15,16 +15,18 @@ from typing import Any
 
 import pytest
 
-from .live_server import REPO, live_server
+from bench.harness import ROOT
+
+from .live import live_server
 from .node_tools import NODE_ENV, npm_bin
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ts-client")]
 
-CLIENT = REPO / "clients" / "ts"
+CLIENT = ROOT / "clients" / "ts"
 
 
 def _run(args: list[str | Path], timeout: float = 300) -> str:
-    result = subprocess.run([str(a) for a in args], cwd=REPO, env=NODE_ENV, capture_output=True, text=True,
+    result = subprocess.run([str(a) for a in args], cwd=ROOT, env=NODE_ENV, capture_output=True, text=True,
                             timeout=timeout, check=False)
     output = result.stdout + result.stderr
     assert result.returncode == 0, f"{' '.join(map(str, args))} exited {result.returncode}:\n{output}"
@@ -36,7 +38,7 @@ def compiled() -> Path:
     """The types generated from openapi.yaml, the script type-checked and compiled."""
     bin_ = npm_bin()
     types = CLIENT / "generated" / "gnau-scoring.d.ts"
-    _run([bin_ / "openapi-typescript", REPO / "openapi.yaml", "--redocly", CLIENT / "redocly.yaml", "--output", types])
+    _run([bin_ / "openapi-typescript", ROOT / "openapi.yaml", "--redocly", CLIENT / "redocly.yaml", "--output", types])
     assert "export interface paths" in types.read_text(encoding="utf-8")
     _run([bin_ / "tsc", "--noEmit", "-p", CLIENT])
     _run([bin_ / "tsc", "-p", CLIENT])
@@ -48,7 +50,7 @@ def compiled() -> Path:
 @pytest.fixture(scope="module")
 def summary(compiled: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The script's summary line after a run against gunicorn."""
-    with live_server(tmp_path_factory.mktemp("ts") / "gunicorn.log") as base:
+    with live_server(tmp_path_factory.mktemp("ts")) as base:
         out = _run(["node", compiled, base], timeout=120)
     data: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
     return data

@@ -42,7 +42,7 @@ from typing import Any
 
 import pytest
 
-from tests.server_harness import Reply
+from bench.harness import Reply
 
 CLONE_NEWNET = 0x40000000
 #: Where each run's folder goes: ``gnau-deploy-<token>-<random>``, with ``owner`` holding

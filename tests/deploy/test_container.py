@@ -44,8 +44,8 @@ import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
+from bench.harness import Reply
 from service.engine.rules import PROFILES
-from tests.server_harness import Reply
 
 from .conftest import CONTAINER_GROUP
 from .podman import Endpoint, Podman
