@@ -32,7 +32,7 @@ run: install
 
 # schemathesis gives every operation's test the same node id, which pytest-xdist folds
 # into one: the contract run goes in its own process so that every operation is tested.
-CONTRACT := tests/test_contract.py::test_api_honours_the_contract
+CONTRACT := tests/api/test_contract.py::test_api_honours_the_contract
 
 ## Lint, type-check and run every test (exhaustive, schemathesis, chart, container and fault tests).
 test: install-dev lint

@@ -1,6 +1,6 @@
 """The README's house-edge table of the built-in profiles: ``python -m bench.edge_table``.
 
-Prints the markdown table of README.md's "Odds and house edge" section (tests/test_odds.py
+Prints the markdown table of README.md's "Odds and house edge" section (tests/engine/test_odds.py
 checks the README's copy against :func:`edge_table`): the ``double`` bet of each built-in
 profile, and the ``equal`` bet too where the profile takes a commission (without one, an
 equal bet's edge is the tie rule's alone). Takes a few seconds (the commission's

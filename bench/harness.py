@@ -18,7 +18,7 @@ holds ``stdout.log`` (gunicorn's JSON access log) and ``stderr.log`` (its JSON e
 and the service's own logs).
 
 It lives in ``bench/`` because both sides can import it from there: the tests already
-import ``bench`` (tests/test_bench.py), ``python -m bench`` needs no test dependency
+import ``bench`` (tests/live/test_bench.py), ``python -m bench`` needs no test dependency
 (this module imports neither pytest nor the tests), and no arrow points from ``bench``
 back into ``tests``.
 """
@@ -42,6 +42,8 @@ from pathlib import Path
 from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
+
+from bench.common import ROOT
 
 __all__ = [
     "COMMAND",
@@ -67,8 +69,6 @@ __all__ = [
     "stop",
 ]
 
-#: The repository's root folder (gunicorn runs there).
-ROOT = Path(__file__).resolve().parents[1]
 #: The one gunicorn configuration (``make run``, the container, the tests, the benchmark).
 CONFIG = ROOT / "gunicorn.conf.py"
 #: How the server is started: this interpreter's gunicorn with the repository's config.

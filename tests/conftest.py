@@ -12,8 +12,7 @@ from flask.testing import FlaskClient
 
 from bench.harness import Server, launch
 from service.http.app import create_app
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests import ROOT
 
 
 @pytest.fixture(scope="session")

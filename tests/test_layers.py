@@ -2,7 +2,7 @@
 
 - **Layers.** ``service/engine/`` imports nothing of the service outside ``service/engine/``
   (and no web, validation or server library); that only ``service/http/`` imports Flask
-  is tests/test_http_layering.py's check.
+  is tests/api/test_http_layering.py's check.
 - **Private names stay private.** No module imports an underscore name from another
   module (tests and benchmarks included), and every name another module imports from a
   ``service`` module is listed in that module's ``__all__``.
@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests import ROOT
+
 SERVICE = ROOT / "service"
 ENGINE = SERVICE / "engine"
 MAX_MODULE_LINES = 400

@@ -6,14 +6,15 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from flask.testing import FlaskClient
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+from tests import ROOT
+
+README = ROOT / "README.md"
 _EXAMPLE = re.compile(r"```console\n\$ (curl [^\n]+)\n```\n```json\n(.*?)\n```", re.DOTALL)
 
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from tests import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "RULES.md"
 
 

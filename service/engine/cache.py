@@ -123,6 +123,12 @@ class BoundedCache(Generic[K, V]):
         with self._lock:
             return len(self._pinned) + len(self._recent)
 
+    @property
+    def unpinned(self) -> int:
+        """How many entries may still be evicted (at most ``size``)."""
+        with self._lock:
+            return len(self._recent)
+
     def keys(self) -> list[K]:
         """Every key, pinned first."""
         with self._lock:

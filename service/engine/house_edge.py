@@ -18,7 +18,7 @@ times the hand count, plus ``(multiplier - 1)`` times the base payout for each h
 earns the suited bonus: suits are used only here, and only when ``suited_bonus`` is on, by
 visiting each hand of the deck once, :mod:`service.engine.walk`). Under ``push`` and
 ``high_card`` every pair cancels with its swap and the net is exactly 0. The brute force
-over all pairs of a reduced deck (tests/test_odds.py) agrees for every profile.
+over all pairs of a reduced deck (tests/engine/test_odds.py) agrees for every profile.
 
 **Bets and commission** (RULES.md sections 6.1, 6.2). An ``equal`` bet wins or loses one
 stake: its net is ``-tie_pairs`` under ``ties: dealer`` and 0 otherwise. A commission of

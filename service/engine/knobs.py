@@ -4,7 +4,7 @@
 metadata is a :class:`Knob` (:func:`knob_field`); :func:`declared_knobs` collects them.
 Everything that checks or describes overrides reads those declarations:
 :func:`~service.engine.rules.apply_overrides`, the API's ``RulesOverridesSchema`` and the
-test that holds openapi.yaml to them (``tests/test_knobs.py``).
+test that holds openapi.yaml to them (``tests/api/test_knobs.py``).
 
 >>> flag = Knob("bool", "The Bomb category exists.")
 >>> flag.check("bomb", "yes", False)

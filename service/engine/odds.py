@@ -99,6 +99,45 @@ class Chances:
         """P(push)."""
         return Fraction(self.pushes, self.counted)
 
+    @property
+    def double_totals(self) -> tuple[int, int]:
+        """Over everything counted, per unit stake with a ``double`` bet: the caller's total
+        gross result, and the total its wins collect (what a commission is taken from)."""
+        raise NotImplementedError
+
+    @property
+    def commission_bps(self) -> int:
+        """The commission on the caller's wins (RULES.md section 6.2); 0 unless given."""
+        return 0
+
+    def expected(self, bet: str = "double") -> tuple[Fraction, Fraction, Fraction]:
+        """The caller's expected gross, commission and net per unit stake for ``bet``
+        (RULES.md sections 6.1 and 6.2).
+
+        The commission is taken exactly at the rate, as if stakes were large:
+        ``commission_bps / 10,000`` of the expected winnings, which a ``double`` bet's wins
+        collect at the winning hand's payout and an ``equal`` bet's at 1.
+
+        :raises OddsError: an unknown bet.
+
+        >>> o = Odds(10, 4, 5, 1, 4 * 3 - 5 * 2, "rank_classes", payout=3, commission=500)
+        >>> o.expected("double"), o.expected("equal")[2]
+        ((Fraction(1, 5), Fraction(3, 50), Fraction(7, 50)), Fraction(-3, 25))
+        """
+        if bet == "double":
+            gross, winnings = self.double_totals
+        elif bet == "equal":
+            gross, winnings = self.wins - self.losses, self.wins
+        else:
+            raise OddsError("bet must be 'double' or 'equal'")
+        commission = Fraction(winnings * self.commission_bps, MAX_BPS * self.counted)
+        return Fraction(gross, self.counted), commission, Fraction(gross, self.counted) - commission
+
+    @property
+    def expected_net(self) -> Fraction:
+        """The caller's expected net per unit stake with a ``double`` bet, after commission."""
+        return self.expected("double")[2]
+
 
 @dataclass(frozen=True)
 class Odds(Chances):
@@ -111,7 +150,8 @@ class Odds(Chances):
         all dealer hands, per unit stake.
     :param method: ``rank_classes`` (the rules use no suits) or ``card_multisets``.
     :param payout: what the player's hand collects per unit stake when a ``double`` bet wins.
-    :param commission_bps: the rules' commission on players' wins (RULES.md section 6.2).
+    :param commission: the rules' commission on players' wins in basis points (RULES.md
+        section 6.2).
     """
 
     dealer_hands: int
@@ -121,7 +161,7 @@ class Odds(Chances):
     net: int
     method: str
     payout: int = 0
-    commission_bps: int = 0
+    commission: int = 0
 
     @property
     def counted(self) -> int:
@@ -129,32 +169,14 @@ class Odds(Chances):
         return self.dealer_hands
 
     @property
-    def expected_net(self) -> Fraction:
-        """The player's expected net per unit stake with a ``double`` bet, after commission
-        (RULES.md section 6)."""
-        return self.expected("double")[2]
+    def double_totals(self) -> tuple[int, int]:
+        """The total gross (``net``) and what the wins collect (``wins * payout``)."""
+        return self.net, self.wins * self.payout
 
-    def expected(self, bet: str = "double") -> tuple[Fraction, Fraction, Fraction]:
-        """The player's expected gross, commission and net per unit stake for ``bet``.
-
-        The commission is taken exactly at the rate, as if stakes were large (RULES.md
-        section 6.2): ``commission_bps / 10,000`` of the expected winnings, which are
-        ``wins * payout`` (``double``) or ``wins`` (``equal``) over ``dealer_hands``.
-
-        :raises OddsError: an unknown bet.
-
-        >>> o = Odds(10, 4, 5, 1, 4 * 3 - 5 * 2, "rank_classes", payout=3, commission_bps=500)
-        >>> o.expected("double"), o.expected("equal")[2]
-        ((Fraction(1, 5), Fraction(3, 50), Fraction(7, 50)), Fraction(-3, 25))
-        """
-        if bet == "double":
-            gross, winnings = Fraction(self.net, self.dealer_hands), self.wins * self.payout
-        elif bet == "equal":
-            gross, winnings = Fraction(self.wins - self.losses, self.dealer_hands), self.wins
-        else:
-            raise OddsError("bet must be 'double' or 'equal'")
-        commission = Fraction(winnings * self.commission_bps, MAX_BPS * self.dealer_hands)
-        return gross, commission, gross - commission
+    @property
+    def commission_bps(self) -> int:
+        """The rules' commission on players' wins."""
+        return self.commission
 
 
 def dealer_pool(hand: Sequence[int], dead: Sequence[int] = (), decks: int = 1) -> list[int]:

@@ -13,7 +13,7 @@ does, and the answer is from the caller's side (its wins, its net).
 each player; every player's hand, taken alone, is a uniformly random five of the cards left
 after the dealer's completion (whatever the others hold), so by linearity of expectation
 the round's expected net is exactly ``opponents`` times the expectation against one
-unknown hand. tests/test_partial.py checks this against the literal enumeration of every
+unknown hand. tests/engine/test_partial.py checks this against the literal enumeration of every
 seating of 3 opponents on a reduced deck.
 
 **Method.** Two groupings, both reusing the class machinery of :mod:`service.engine.odds`:
@@ -103,6 +103,12 @@ class PartialOdds(Chances):
     :param net: the caller's total net over all deals, per unit stake.
     :param outcomes: every label a completion can give, strongest first (nonzero only).
     :param method: ``rank_classes`` or ``card_multisets`` (as :class:`~service.engine.odds.Odds`).
+    :param labels: completions per label.
+    :param paid_in: the total the caller's wins collect over all deals, per unit stake
+        (``double`` bet): what a commission is taken from.
+    :param commission: the commission on the caller's wins, in basis points: the rules'
+        ``commission_bps`` as ``player``; 0 as ``dealer`` (a player's commission is the
+        house's share of the player's win, never the dealer's).
     """
 
     known: int
@@ -116,6 +122,8 @@ class PartialOdds(Chances):
     outcomes: tuple[Completion, ...]
     method: str
     labels: dict[str, int] = field(default_factory=dict)
+    paid_in: int = 0
+    commission: int = 0
 
     @property
     def counted(self) -> int:
@@ -123,9 +131,14 @@ class PartialOdds(Chances):
         return self.deals
 
     @property
-    def expected_net(self) -> Fraction:
-        """The caller's expected net per unit stake against one unknown hand."""
-        return Fraction(self.net, self.deals)
+    def double_totals(self) -> tuple[int, int]:
+        """The total net (``double`` bet, before commission) and what the wins collect."""
+        return self.net, self.paid_in
+
+    @property
+    def commission_bps(self) -> int:
+        """The commission on the caller's wins (see ``commission``)."""
+        return self.commission
 
     def round_net(self, opponents: int) -> Fraction:
         """The dealer's expected net for a round against ``opponents`` players (linearity).
@@ -176,9 +189,10 @@ def partial_odds(known: Sequence[Card], rules: Rules, dead: Sequence[Card] = (),
     :return: the odds; with ``role="player"`` and five known cards the counts are those of
         :func:`~service.engine.odds.odds`.
     :raises OddsError: not 3..5 known cards, an unknown role, a card used more than
-        ``decks`` times, too few cards left for the completion and one opponent, or rules
-        with a commission (RULES.md section 6.2; not computed here: the tallies keep the
-        net only, not the winnings a commission is taken from).
+        ``decks`` times, too few cards left for the completion and one opponent, or the
+        ``dealer`` role under a dealer commission (RULES.md section 6.2: it is taken from the
+        dealer's result for the whole round, so a round's expectation is not a sum of the
+        players').
 
     >>> from service.engine.cards import parse_card
     >>> from service.engine.rules import PROFILES
@@ -195,8 +209,8 @@ def partial_odds(known: Sequence[Card], rules: Rules, dead: Sequence[Card] = (),
         raise OddsError(f"3 to 5 known cards are needed, got {len(known)}")
     if role not in ROLES:
         raise OddsError(f"role must be one of {', '.join(ROLES)}")
-    if rules.commission_bps or rules.dealer_commission_bps:
-        raise OddsError("partial or dealer odds are not computed under rules with a commission")
+    if role == "dealer" and rules.dealer_commission_bps:
+        raise OddsError("dealer odds are not computed under a dealer commission")
     codes = [c.code for c in known]
     dead_codes = [c.code for c in dead]
     missing = HAND_SIZE - len(codes)
@@ -209,7 +223,8 @@ def partial_odds(known: Sequence[Card], rules: Rules, dead: Sequence[Card] = (),
         ev = evaluate(known, rules)
         o = odds(known, rules, dead, decks, ev)
         return PartialOdds(HAND_SIZE, role, 1, o.dealer_hands, o.wins, o.losses, o.pushes, o.net,
-                           (Completion(ev.label, ev.category, ev.score, 1),), o.method, {ev.label: 1})
+                           (Completion(ev.label, ev.category, ev.score, 1),), o.method, {ev.label: 1},
+                           o.double_totals[1], o.commission)
     count = by_classes if class_path_applies(rules, left) else by_walk
     tally = count(codes, left, rules, role, labels, by_label)
     method = "card_multisets" if uses_suits(rules) else "rank_classes"
@@ -217,4 +232,5 @@ def partial_odds(known: Sequence[Card], rules: Rules, dead: Sequence[Card] = (),
                      for label, category, score in labels_of(rules) if labels.get(label))
     return PartialOdds(len(codes), role, tally.completions, tally.deals, tally.wins, tally.losses,
                        tally.deals - tally.wins - tally.losses, net(tally.paid_in, tally.paid_out), outcomes, method,
-                       {o.label: o.completions for o in outcomes})
+                       {o.label: o.completions for o in outcomes}, tally.paid_in,
+                       rules.commission_bps if role == "player" else 0)

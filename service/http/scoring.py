@@ -6,6 +6,9 @@ Every route here is a path x method of openapi.yaml; a test keeps the two in loc
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import orjson
 from flask import Blueprint, Response
 
@@ -13,19 +16,26 @@ from service import operations
 from service.http import gc_pause
 from service.http.json_body import json_response, query, read_json
 from service.http.runtime import runtime
+from service.operations import Answer, Query
+from service.profiles import ProfileRegistry
 
 __all__ = ["scoring"]
 
 scoring = Blueprint("scoring", __name__, url_prefix="/v1")
 
 
+def _answer(operation: Callable[[Any, Query, ProfileRegistry], Answer]) -> Response:
+    """Call ``operation`` with the request's body, query and the profiles; count its hands."""
+    rt = runtime()
+    answer = operation(read_json(), query(), rt.profiles)
+    rt.observe(answer.profile, answer.categories)
+    return json_response(answer.body)
+
+
 @scoring.post("/evaluations")
 def evaluate_hand() -> Response:
     """Evaluate one hand (openapi: ``evaluateHand``); ``fields`` selects members."""
-    rt = runtime()
-    answer = operations.evaluate_hand(read_json(), query(), rt.profiles)
-    rt.observe(answer.profile, answer.categories)
-    return json_response(answer.body)
+    return _answer(operations.evaluate_hand)
 
 
 @scoring.post("/evaluations/batch")
@@ -47,19 +57,13 @@ def evaluate_hands() -> Response:
 @scoring.post("/rankings")
 def rank_hands() -> Response:
     """Rank 2 to 1,000 hands (openapi: ``rankHands``); ``fields`` selects members."""
-    rt = runtime()
-    answer = operations.rank_hands(read_json(), query(), rt.profiles)
-    rt.observe(answer.profile, answer.categories)
-    return json_response(answer.body)
+    return _answer(operations.rank_hands)
 
 
 @scoring.post("/settlements")
 def settle_round() -> Response:
     """Settle a round against the dealer (openapi: ``settleRound``)."""
-    rt = runtime()
-    answer = operations.settle_round(read_json(), query(), rt.profiles)
-    rt.observe(answer.profile, answer.categories)
-    return json_response(answer.body)
+    return _answer(operations.settle_round)
 
 
 @scoring.post("/exposures")

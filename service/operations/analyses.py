@@ -22,7 +22,7 @@ from service.engine.cost import analysis_cost
 from service.engine.distribution import Distribution, distribution, labels_of
 from service.engine.evaluate import evaluate
 from service.engine.house_edge import HouseEdge, house_edge, house_edge_method, pinned_house_edge
-from service.engine.odds import OddsError, odds
+from service.engine.odds import Chances, OddsError, odds
 from service.engine.partial import PartialOdds, partial_odds
 from service.engine.rules import Profile, Rules
 from service.engine.settle import BETS
@@ -86,19 +86,19 @@ def odds_answer(rules: Rules, context: dict[str, Any], data: Mapping[str, Any]) 
     :param data: the loaded request: ``hand`` (3-5 codes), ``dead``, ``decks``, ``role``,
         ``opponents``.
     :raises InvalidRequestError: cards that cannot be dealt (the schema checks the same
-        first); a partial or dealer request under rules with a commission (not computed
-        yet: the commission on a round's winnings does not follow from the tallies kept here).
+        first); the ``dealer`` role under a dealer commission (RULES.md section 6.2: it is
+        taken from the dealer's result for the whole round, so the round's expectation is
+        not a sum over the players).
     """
     hand = tuple(CARDS[c] for c in data["hand"])
     dead = tuple(CARDS[c] for c in data["dead"])
     decks: int = data["decks"]
     if len(hand) < 5 or data["role"] != "player":
-        if rules.commission_bps or rules.dealer_commission_bps:
-            where = "/role" if len(hand) == 5 else "/hand"
-            raise InvalidRequestError([{"pointer": where, "detail": (
-                "odds from 3 or 4 known cards, or as the dealer, are not computed under rules with a "
-                "commission (commission_bps, dealer_commission_bps) yet: ask with five known cards as the "
-                "player, or without a commission")}])
+        if data["role"] == "dealer" and rules.dealer_commission_bps:
+            raise InvalidRequestError([{"pointer": "/role", "detail": (
+                "dealer odds are not computed under a dealer commission (dealer_commission_bps): it is "
+                "taken from the dealer's result for the whole round, which is not a sum over the players; "
+                "ask as the player, or without a dealer commission")}])
         return _partial_odds(rules, context, hand, dead, decks, data["role"], data["opponents"] or 1)
     evaluation = evaluate(hand, rules)
     try:
@@ -111,13 +111,7 @@ def odds_answer(rules: Rules, context: dict[str, Any], data: Mapping[str, Any]) 
         "decks": decks,
         "cards_left": cards_left,
         "dealer_hands": result.dealer_hands,
-        "method": result.method,
-        "win": _chance(result.wins, result.win),
-        "lose": _chance(result.losses, result.lose),
-        "push": _chance(result.pushes, result.push),
-        "expected_net": _exact(result.expected_net),
-        "bets": {bet: dict(zip(("expected_gross", "expected_commission", "expected_net"),
-                               map(_exact, result.expected(bet)), strict=True)) for bet in BETS},
+        **_results(result.method, result),
         "role": "player",
         "known": 5,
         "completions": 1,
@@ -126,6 +120,21 @@ def odds_answer(rules: Rules, context: dict[str, Any], data: Mapping[str, Any]) 
     }
     body["best"] = body["worst"] = body["outcomes"][0]
     return body
+def _results(method: str, result: Chances) -> dict[str, Any]:
+    """The members every odds answer has, in order: how hands were grouped, win / lose /
+    push, the expected net, and each bet type's expected gross, commission and net per unit
+    stake (RULES.md 6.1, 6.2)."""
+    return {
+        "method": method,
+        "win": _chance(result.wins, result.win),
+        "lose": _chance(result.losses, result.lose),
+        "push": _chance(result.pushes, result.push),
+        "expected_net": _exact(result.expected_net),
+        "bets": {bet: dict(zip(("expected_gross", "expected_commission", "expected_net"),
+                               map(_exact, result.expected(bet)), strict=True)) for bet in BETS},
+    }
+
+
 def _outcome(label: str, category: str, score: int, hands: int, completions: int,
              codes: tuple[int, ...]) -> dict[str, Any]:
     out = {"label": label, "category": category, "score": score} | _chance(hands, Fraction(hands, completions))
@@ -146,11 +155,7 @@ def _partial_odds(rules: Rules, context: dict[str, Any], hand: Sequence[Card], d
     body = context | {
         "decks": decks,
         "cards_left": 52 * decks - len(hand) - len(dead),
-        "method": result.method,
-        "win": _chance(result.wins, result.win),
-        "lose": _chance(result.losses, result.lose),
-        "push": _chance(result.pushes, result.push),
-        "expected_net": _exact(result.expected_net),
+        **_results(result.method, result),
         "role": role,
         "known": len(hand),
         "completions": result.completions,

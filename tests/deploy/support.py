@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 import yaml
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
+
+REPO_ROOT = ROOT
 CHART_DIR = REPO_ROOT / "helm" / "gnau-scoring"
 ALL_ON_VALUES = REPO_ROOT / "helm" / "ci-values-all-on.yaml"
 FETCH_HELM = REPO_ROOT / "scripts" / "fetch-helm.sh"

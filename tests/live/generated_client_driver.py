@@ -1,6 +1,6 @@
 """Drives every operation of a live server with the client generated from openapi.yaml.
 
-Run by ``tests/test_generated_client.py`` inside the temporary environment the generated
+Run by ``tests/live/test_generated_client.py`` inside the temporary environment the generated
 client was installed into: ``python generated_client_driver.py BASE_URL OUT.json``. It
 writes what it saw (status codes, headers and the parsed models turned back into data with
 ``to_dict()``) to ``OUT.json``; the test asserts on it. The client is imported inside

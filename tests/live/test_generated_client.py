@@ -25,8 +25,7 @@ import pytest
 import yaml
 
 from bench.harness import ROOT
-
-from .live import live_server
+from tests.live.helpers import live_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("generated-client")]
 
@@ -100,7 +99,7 @@ def test_every_operation_is_driven(seen: dict[str, list[dict[str, Any]]]) -> Non
     spec = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
     operations = {op["operationId"] for path in spec["paths"].values() for op in path.values()}
     missing, unknown = sorted(operations - set(seen)), sorted(set(seen) - operations)
-    assert not missing, f"add a call with real values to tests/generated_client_driver.py for {missing}"
+    assert not missing, f"add a call with real values to tests/live/generated_client_driver.py for {missing}"
     assert not unknown, f"the driver calls operations the spec no longer has: {unknown}"
 
 

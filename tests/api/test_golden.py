@@ -1,16 +1,16 @@
 """The golden corpus (issue 10): every recorded request answers exactly as recorded.
 
-tests/golden/corpus.jsonl holds about 600 requests across every operation of openapi.yaml
+tests/api/golden/corpus.jsonl holds about 600 requests across every operation of openapi.yaml
 (valid and invalid bodies, every profile, rule overrides, several decks, bets and
 commissions) with the status, headers and body the service answered before the
 restructuring. Each is replayed through the in-process test client and compared: status,
 every header but Date/Server (and Content-Length of JSON bodies, whose body is compared
 parsed), and the body (JSON exactly, floats too; other bodies by sha256). What legitimately
-varies is left out when recording (tests/golden/record.py): a generated request id is
+varies is left out when recording (tests/api/golden/record.py): a generated request id is
 compared as ``<generated>``; /metrics only by status and Content-Type; no 429 is recorded
 (its Retry-After depends on time), the corpus's apps have an analysis budget it cannot spend.
 
-After a deliberate change of an answer, re-record with ``python -m tests.golden.record``
+After a deliberate change of an answer, re-record with ``python -m tests.api.golden.record``
 and review the diff of corpus.jsonl.
 """
 
@@ -21,13 +21,13 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from tests.golden.record import load, replay
+from tests import ROOT
+from tests.api.golden.record import load, replay
 
 ENTRIES = load()
 
@@ -56,7 +56,7 @@ def test_golden(entry: dict[str, Any]) -> None:
 
 def test_corpus_covers_every_operation() -> None:
     """Every operationId of openapi.yaml has requests in the corpus (by path and method)."""
-    spec = yaml.safe_load((Path(__file__).resolve().parents[1] / "openapi.yaml").read_text())
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
     seen = {(e["method"].lower(), e["path"].split("?")[0]) for e in ENTRIES if e["response"]["status"] != 405}
     missing = []
     for template, item in spec["paths"].items():

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-SERVICE = Path(__file__).resolve().parents[1] / "service"
+from tests import ROOT
+
+SERVICE = ROOT / "service"
 WEB = ("flask", "werkzeug", "flask_cors", "flask_swagger_ui")
 
 

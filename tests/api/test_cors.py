@@ -1,5 +1,5 @@
 """Browser callers: opt-in CORS (``GNAU_CORS_ORIGINS``) and query strings on probes and
-preflights. The real-browser check is tests/test_cors_browser.py."""
+preflights. The real-browser check is tests/live/test_cors_browser.py."""
 
 from __future__ import annotations
 

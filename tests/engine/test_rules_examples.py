@@ -13,7 +13,7 @@ from service.engine.exposure import player_exposure
 from service.engine.reference import evaluate_reference
 from service.engine.rules import PROFILES, apply_overrides
 from service.engine.settle import settle
-from tests.cases import COMMISSION_ROUNDS, NIU_NIU_ROWS, SETTLEMENTS, STANDARD_ROWS, hand
+from tests.engine.cases import COMMISSION_ROUNDS, NIU_NIU_ROWS, SETTLEMENTS, STANDARD_ROWS, hand
 
 STANDARD = PROFILES["standard"].rules
 NIU_NIU = PROFILES["niu-niu"].rules

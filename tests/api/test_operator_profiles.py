@@ -15,8 +15,7 @@ from flask.testing import FlaskClient
 from service.engine.rules import PROFILES, apply_overrides
 from service.http.app import create_app
 from service.profiles import ProfileRegistry, ProfilesFileError, load_profiles_file
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests import ROOT
 
 GOOD_FILE = """\
 profiles:

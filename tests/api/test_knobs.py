@@ -22,8 +22,8 @@ from service.engine.knobs import Knob
 from service.engine.rules import KNOBS, PROFILES, RULE_KNOBS, Category, Rules, RulesError, apply_overrides
 from service.profiles import load_profiles_file
 from service.schemas import RulesOverridesSchema
+from tests import ROOT
 
-ROOT = next(p for p in Path(__file__).resolve().parents if (p / "openapi.yaml").is_file())
 SPEC = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
 SCHEMAS = SPEC["components"]["schemas"]
 STANDARD = Rules()

@@ -1,7 +1,7 @@
-"""Record the golden corpus: ``python -m tests.golden.record`` rewrites corpus.jsonl.
+"""Record the golden corpus: ``python -m tests.api.golden.record`` rewrites corpus.jsonl.
 
 The corpus pins the HTTP API's answers before the restructuring of issue 10, so that the
-restructured service can prove every response unchanged (tests/test_golden.py replays it).
+restructured service can prove every response unchanged (tests/api/test_golden.py replays it).
 Each line of ``corpus.jsonl`` is one request and the response recorded for it::
 
     {"id": "evaluateHand/profile/niu-niu/03", "app": "default", "method": "POST",
@@ -593,8 +593,10 @@ def odds_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
     yield "rules/five", post(path, {"hand": CURATED["three-six"], "rules": {"three_six_swap": False}})
     yield "rules/four-push", post(path, {"hand": ["AS", "KH", "10D", "4C"], "rules": {"ties": "push"}})
     yield "rules/commission-five", post(path, {"hand": CURATED["no-ox"], "rules": {"commission_bps": 500}})
-    yield "invalid/commission-four", post(path + "?profile=bull-bull", {"hand": ["AS", "KH", "10D", "4C"]})
-    yield "invalid/commission-dealer", post(path + "?profile=bull-bull", {"hand": CURATED["no-ox"], "role": "dealer"})
+    yield "commission/four", post(path + "?profile=bull-bull", {"hand": ["AS", "KH", "10D", "4C"]})
+    yield "commission/dealer", post(path + "?profile=bull-bull", {"hand": CURATED["no-ox"], "role": "dealer"})
+    yield "invalid/dealer-commission", post(path, {"hand": ["AS", "KH", "10D", "4C"], "role": "dealer",
+                                                   "rules": {"dealer_commission_bps": 500}})
     yield "invalid/two-known", post(path, {"hand": ["AS", "KH"]})
     yield "invalid/six-known", post(path, {"hand": ["AS", "KH", "QD", "JC", "10S", "9S"]})
     yield "invalid/duplicate-dead", post(path, {"hand": CURATED["no-ox"], "dead": ["10S", "AS", "AS"]})

@@ -11,7 +11,7 @@ custom rules' tables once beforehand and, during the threaded part, the tables s
 "builds" a missing table by handing out that prebuilt one: evictions and rebuilds cost
 nothing, and everything the cache does (look-ups, pins, evictions, concurrent builds of
 one key) still happens under threads. The table builder itself is tested against the
-reference evaluator elsewhere (tests/test_fast_paths.py, tests/test_exhaustive.py).
+reference evaluator elsewhere (tests/engine/test_fast_paths.py, tests/engine/test_exhaustive.py).
 """
 
 from __future__ import annotations
@@ -134,7 +134,6 @@ def test_every_answer_under_threads_equals_the_single_threaded_one(
     for i, hand in enumerate(HANDS[:10]):  # the table path agrees with the literal evaluator
         assert expected[i] == evaluate_reference(hand, STANDARD)
     request.getfixturevalue("shrunk_sections")  # from here on, evictions all the time
-    started = time.perf_counter()
 
     def work(seed: int) -> None:
         rng = random.Random(seed)
@@ -146,11 +145,10 @@ def test_every_answer_under_threads_equals_the_single_threaded_one(
     errors = run_threads(work)
     assert not errors, errors[:3]
     assert len(rebuilds) > len(TABLE_RULES)  # tables were evicted and built again
-    assert time.perf_counter() - started < 60
-    held = CACHE.sections()
-    assert held["tables"][0] <= len(PROFILES) + SHRUNK["tables"] + 1  # pinned ones, then at most 2
-    assert held["distributions"][0] <= len(PROFILES) + SHRUNK["distributions"]
-    assert held["house edges"][0] <= 2 * len(PROFILES) + SHRUNK["house edges"]
+    # Whatever other tests pinned (profiles of the apps they made), the evictable entries
+    # stay within each section's bound.
+    for name in ("tables", "distributions", "house edges"):
+        assert CACHE[name].unpinned <= SHRUNK[name], name
 
 
 def test_a_constant_is_built_once_however_many_threads_ask() -> None:

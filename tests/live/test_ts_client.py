@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from bench.harness import ROOT
+from tests.live.helpers import live_server
 
-from .live import live_server
 from .node_tools import NODE_ENV, npm_bin
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ts-client")]

@@ -14,7 +14,6 @@ from collections import Counter
 from fractions import Fraction
 from itertools import combinations
 from math import comb
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -30,14 +29,15 @@ from service.engine.odds import OddsError, odds
 from service.engine.partial import partial_odds
 from service.engine.partial_classes import by_classes, class_path_applies
 from service.engine.partial_walk import by_walk
-from service.engine.rules import PROFILES, Rules
-from service.engine.settle import settle_one
+from service.engine.rules import PROFILES, Rules, apply_overrides
+from service.engine.settle import Bet, settle_one
 from service.http.app import create_app
-from tests.test_odds import RULE_SETS
+from tests import ROOT
+from tests.engine.test_odds import RULE_SETS
 
-ROOT = Path(__file__).resolve().parents[1]
-# Rules with a commission are refused by partial_odds (see the test at the end).
-NO_COMMISSION = [name for name, rules in RULE_SETS.items() if not rules.commission_bps]
+#: A stake at which every commission of these rules is a whole amount (gross x bps / 10,000),
+#: so that brute force sums the exact expectation per unit stake (RULES.md section 6.2).
+BIG = 10_000
 PROBLEM = "application/problem+json"
 
 
@@ -63,30 +63,41 @@ class Brute:
             found = self.seen[key] = evaluate(cards(key), self.rules)
         return found
 
-    def net(self, me: Evaluation, opponent: Evaluation, role: str) -> tuple[str, int]:
-        """The caller's outcome and net against one opponent hand."""
+    def settle(self, me: Evaluation, opponent: Evaluation, role: str, bet: Bet) -> tuple[str, int, int]:
+        """The caller's outcome, gross and commission against one opponent hand at stake
+        :data:`BIG`: the player pays the commission on its own wins; as the dealer the
+        caller pays none (no dealer commission in these rules)."""
         if role == "player":
-            r = settle_one(opponent, me, 1, self.rules)
-            return r.outcome, r.amount
-        r = settle_one(me, opponent, 1, self.rules)
-        return {"win": "lose", "lose": "win", "push": "push"}[r.outcome], -r.amount
+            r = settle_one(opponent, me, BIG, self.rules, bet)
+            return r.outcome, r.gross, r.commission
+        r = settle_one(me, opponent, BIG, self.rules, bet)
+        return {"win": "lose", "lose": "win", "push": "push"}[r.outcome], -r.gross, 0
 
-    def odds(self, known: list[int], pool: list[int], role: str) -> tuple[int, int, int, int, int, dict[str, int]]:
-        """(deals, wins, losses, pushes, net, completions per label) over every deal."""
+    def odds(self, known: list[int], pool: list[int], role: str) -> tuple[tuple[int, int, int, int, int, dict[str, int]],
+                                                                            dict[Bet, tuple[Fraction, Fraction, Fraction]]]:
+        """(deals, wins, losses, pushes, gross, completions per label) over every deal, and
+        each bet's expected (gross, commission, net) per unit stake."""
         tally: Counter[str] = Counter()
         labels: Counter[str] = Counter()
-        net = deals = 0
+        sums: dict[Bet, list[int]] = {"double": [0, 0], "equal": [0, 0]}
+        deals = 0
         positions = range(len(pool))
         for comp in combinations(positions, 5 - len(known)):
             me = self.ev(known + [pool[i] for i in comp])
             labels[me.label] += 1
             rest = [pool[i] for i in positions if i not in comp]
-            for opponent in combinations(rest, 5):
-                outcome, amount = self.net(me, self.ev(opponent), role)
+            for opponent_cards in combinations(rest, 5):
+                opponent = self.ev(opponent_cards)
+                for bet, total in sums.items():
+                    outcome, gross, commission = self.settle(me, opponent, role, bet)
+                    total[0] += gross
+                    total[1] += commission
                 tally[outcome] += 1
-                net += amount
                 deals += 1
-        return deals, tally["win"], tally["lose"], tally["push"], net, dict(labels)
+        expected = {bet: (Fraction(g, deals * BIG), Fraction(c, deals * BIG), Fraction(g - c, deals * BIG))
+                    for bet, (g, c) in sums.items()}
+        counts = (deals, tally["win"], tally["lose"], tally["push"], sums["double"][0] // BIG, dict(labels))
+        return counts, expected
 
 
 def as_tuple(p: Any) -> tuple[int, int, int, int, int, dict[str, int]]:
@@ -99,10 +110,11 @@ def as_tuple(p: Any) -> tuple[int, int, int, int, int, dict[str, int]]:
 
 @pytest.mark.parametrize("with_dead", [False, True], ids=["no-dead", "dead"])
 @pytest.mark.parametrize("decks", [1, 2])
-@pytest.mark.parametrize("name", NO_COMMISSION)
+@pytest.mark.parametrize("name", list(RULE_SETS))
 def test_every_completion_and_opponent_hand_matches_brute_force(name: str, decks: int, with_dead: bool) -> None:
-    """Every built-in profile (and custom rules for the other suit paths), 3-5 known cards,
-    both roles, on a reduced deck of 1 or 2 copies per card, with and without dead cards."""
+    """Every built-in profile (and custom rules for the other suit paths and commissions),
+    3-5 known cards, both roles, both bets, on a reduced deck of 1 or 2 copies per card,
+    with and without dead cards."""
     rules = RULE_SETS[name]
     brute = Brute(rules)
     rng = random.Random(f"{name}-{decks}-{with_dead}")
@@ -116,7 +128,9 @@ def test_every_completion_and_opponent_hand_matches_brute_force(name: str, decks
         assert len(pool) >= 10 - known_count
         for role in ("player", "dealer"):
             got = partial_odds(cards(known), rules, cards(dead), decks, role, deck=deck)
-            assert as_tuple(got) == brute.odds(known, pool, role), (known, dead, role)
+            counts, expected = brute.odds(known, pool, role)
+            assert as_tuple(got) == counts, (known, dead, role)
+            assert {bet: got.expected(bet) for bet in expected} == expected, (known, dead, role)
             assert got.win + got.lose + got.push == 1
             assert got.completions == comb(len(pool), 5 - known_count)
 
@@ -216,8 +230,8 @@ def round_literally(known: list[int], pool: list[int], opponents: int, rules: Ru
         rest = [i for i in positions if i not in comp]
         subsets = list(combinations(rest, 5))
         masks = np.array([sum(1 << i for i in s) for s in subsets], dtype=np.int64)
-        nets = np.array([brute.net(me, brute.ev([pool[i] for i in s]), "dealer")[1] for s in subsets],
-                        dtype=np.int64)
+        nets = np.array([brute.settle(me, brute.ev([pool[i] for i in s]), "dealer", "double")[1] // BIG
+                         for s in subsets], dtype=np.int64)
 
         net_sum, ways = seatings(masks, nets, 0, opponents)
         total += net_sum
@@ -398,7 +412,7 @@ def test_cli_odds() -> None:
 ])
 def test_new_request_forms_honour_the_contract(query: dict[str, str], body: dict[str, Any]) -> None:
     """Each new form through schemathesis with every check (the generated run covers them too)."""
-    from tests.test_contract import schema
+    from tests.api.test_contract import schema
 
     case = schema["/v1/odds"]["POST"].Case(body=body, query=query)
     response = case.call_and_validate()
@@ -412,7 +426,7 @@ def test_new_request_forms_honour_the_contract(query: dict[str, str], body: dict
     {"hand": ["AS", "KH", "10D"], "role": "dealer", "opponents": 10},
 ])
 def test_bad_forms_answer_as_the_contract_says(body: dict[str, Any]) -> None:
-    from tests.test_contract import schema
+    from tests.api.test_contract import schema
 
     operation = schema["/v1/odds"]["POST"]
     response = operation.Case(body=body).call()
@@ -420,24 +434,35 @@ def test_bad_forms_answer_as_the_contract_says(body: dict[str, Any]) -> None:
     operation.validate_response(response)
 
 
-@pytest.mark.parametrize(("body", "pointer"), [
-    ({"hand": ["AS", "KH", "10D", "4C"]}, "/hand"),
-    ({"hand": ["AS", "KH", "10D"]}, "/hand"),
-    ({"hand": ["AS", "KH", "10D", "4C", "5C"], "role": "dealer", "opponents": 2}, "/role"),
-])
-def test_partial_and_dealer_odds_under_a_commission_are_refused_not_approximated(
-        client: FlaskClient, body: dict[str, Any], pointer: str) -> None:
-    response = client.post("/v1/odds?profile=bull-bull", json=body)
+def test_partial_odds_under_a_commission_give_each_bet(client: FlaskClient) -> None:
+    """bull-bull (5% on players' wins): from four known cards each bet's expectation is
+    answered, the commission taken from the winnings; as the dealer no commission is paid
+    (the player's goes to the house), so the dealer's net is minus the player's gross."""
+    body = {"hand": ["AS", "KH", "10D", "4C"]}
+    player = client.post("/v1/odds?profile=bull-bull", json=body).get_json()
+    plain = client.post("/v1/odds?profile=niu-niu", json=body).get_json()
+    assert player["win"] == plain["win"]
+    assert player["bets"]["double"]["expected_gross"] == plain["expected_net"]
+    double = {k: Fraction(v["fraction"]) for k, v in player["bets"]["double"].items()}
+    assert double["expected_commission"] > 0
+    assert double["expected_net"] == double["expected_gross"] - double["expected_commission"]
+    assert player["expected_net"] == player["bets"]["double"]["expected_net"]
+    dealer = client.post("/v1/odds?profile=bull-bull", json=body | {"role": "dealer"}).get_json()
+    assert dealer["bets"]["double"]["expected_commission"]["fraction"] == "0/1"
+    assert dealer["expected_net"] == client.post("/v1/odds?profile=niu-niu",
+                                                 json=body | {"role": "dealer"}).get_json()["expected_net"]
+
+
+def test_dealer_odds_under_a_dealer_commission_are_refused_not_approximated(client: FlaskClient) -> None:
+    """A dealer commission is taken from the dealer's result for the whole round, so the
+    round's expectation is not a sum over players: refused, naming the role."""
+    body = {"hand": ["AS", "KH", "10D", "4C"], "role": "dealer", "opponents": 3,
+            "rules": {"dealer_commission_bps": 500}}
+    response = client.post("/v1/odds", json=body)
     assert response.status_code == 400
     [error] = response.get_json()["errors"]
-    assert error["pointer"] == pointer
-    assert "commission" in error["detail"]
-    # The same request without the commission is answered; five known cards as the player are too.
-    assert client.post("/v1/odds?profile=niu-niu", json=body).status_code == 200
-    assert client.post("/v1/odds?profile=bull-bull", json={"hand": ["AS", "KH", "10D", "4C", "5C"]}).status_code == 200
-
-
-def test_partial_odds_refuse_rules_with_a_commission() -> None:
-    with pytest.raises(OddsError, match="commission"):
-        partial_odds(cards(codes("AS KH 10D 4C")), PROFILES["bull-bull"].rules)
-    assert partial_odds(cards(codes("AS KH 10D 4C")), PROFILES["niu-niu"].rules).completions == 48
+    assert error["pointer"] == "/role"
+    assert "dealer commission" in error["detail"]
+    assert client.post("/v1/odds", json={"hand": body["hand"], "rules": body["rules"]}).status_code == 200
+    with pytest.raises(OddsError, match="dealer commission"):
+        partial_odds(cards(codes("AS KH 10D 4C")), apply_overrides(Rules(), {"dealer_commission_bps": 1}), role="dealer")

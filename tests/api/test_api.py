@@ -274,7 +274,7 @@ def test_huge_inputs_give_one_error_not_thousands(client: FlaskClient) -> None:
 
 def test_amounts_stay_within_the_safe_integers(client: FlaskClient) -> None:
     """Overrides are bounded (int64 per player), and a table that could settle beyond
-    2^53 - 1 is refused (tests/test_safe_integers.py has the exact bound)."""
+    2^53 - 1 is refused (tests/api/test_safe_integers.py has the exact bound)."""
     out = problem(client, "/v1/evaluations", {"hand": GOOD, "rules": {"payouts": {"five_dukes": 1001},
                                                                        "suited_multiplier": 11}}, status=400)
     assert sorted(pointers(out)) == ["/rules/payouts/five_dukes", "/rules/suited_multiplier"]

@@ -33,7 +33,7 @@ import yaml
 
 from bench.harness import COMMAND, ROOT, Server, environment, pss_mib
 from service.profiles import ProfilesFileError, load_profiles_file
-from tests.live import TONKU, metric, random_hands, wait_until
+from tests.live.helpers import TONKU, metric, random_hands, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("server"), pytest.mark.timeout(300)]
 
@@ -552,37 +552,6 @@ def test_the_cache_policy_is_safe_under_threads() -> None:
     assert not errors, errors
     assert cache.get(-1) == -1
     assert len(cache) == 9
-
-
-def test_engine_caches_are_safe_under_threads() -> None:
-    from service.engine import tables
-    from service.engine.distribution import distribution
-    from service.engine.evaluate import evaluator, use_table
-    from service.engine.rules import PROFILES, apply_overrides
-
-    base = PROFILES["standard"].rules
-    rules = [apply_overrides(base, {"payouts": {"single_ox": 200 + i}}) for i in range(40)]
-    errors: list[BaseException] = []
-
-    def work(offset: int) -> None:
-        try:
-            for k in range(200):  # 40 rule sets without tables: the per-rules hand counters
-                r = rules[(offset * 7 + k) % len(rules)]
-                assert evaluator(r, 1) is not None
-            for k in range(3):  # 12 rule sets with tables, more than the 8 kept
-                r = rules[offset * 3 + k]
-                assert distribution(r).total == 2_598_960
-                assert use_table(r) is not None or not tables.has_table(r)
-        except BaseException as exc:  # pragma: no cover - reported below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=240)
-    assert not errors, errors
-    assert len(tables.cached_rules()) <= len(PROFILES) + 8
 
 
 # ------------------------------------------------------- balanced accepting

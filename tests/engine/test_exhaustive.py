@@ -1,7 +1,7 @@
 """Every one of the 2,598,960 one-deck hands, under `standard` and `niu-niu`.
 
 The service's fast path (class tables) must agree with the deliberately simple reference
-in tests/reference.py on every hand; the per-label counts and a digest of every hand's
+in tests/engine/reference.py on every hand; the per-label counts and a digest of every hand's
 score are pinned, so any change in ranking shows up as one failing assertion.
 Deselect locally with ``-m "not exhaustive"``.
 """
@@ -19,7 +19,7 @@ from service.engine.cards import CARDS
 from service.engine.evaluate import evaluate
 from service.engine.rules import PROFILES
 from service.engine.tables import evaluate_many
-from tests.reference import reference_evaluate
+from tests.engine.reference import reference_evaluate
 
 ALL_HANDS = 2_598_960
 

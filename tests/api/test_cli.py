@@ -19,8 +19,7 @@ from flask.testing import FlaskClient
 from bench.harness import ROOT, free_port, stop
 from service.cli import main
 from service.http.app import create_app
-
-from .cases import COMMISSION_ROUNDS, NIU_NIU_ROWS, SETTLEMENTS, STANDARD_ROWS, hand
+from tests.engine.cases import COMMISSION_ROUNDS, NIU_NIU_ROWS, SETTLEMENTS, STANDARD_ROWS, hand
 
 GNAU = Path(sys.executable).with_name("gnau")
 

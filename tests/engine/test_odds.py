@@ -14,7 +14,6 @@ from fractions import Fraction
 from functools import cache
 from itertools import combinations
 from math import comb
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,9 +28,9 @@ from service.engine.odds import Odds, OddsError, odds
 from service.engine.rules import PROFILES, Rules, apply_overrides
 from service.engine.settle import BETS, settle_one
 from service.http.app import create_app
-from tests.test_exhaustive import PINNED_COUNTS
+from tests import ROOT
+from tests.engine.test_exhaustive import PINNED_COUNTS
 
-ROOT = Path(__file__).resolve().parents[1]
 ONE_DECK = comb(52, 5)
 
 #: Every built-in profile, and custom rules that exercise the other suit-dependent paths.

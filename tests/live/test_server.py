@@ -28,7 +28,7 @@ import pytest
 import yaml
 
 from bench.harness import START_TIMEOUT, STOP_TIMEOUT, WORKERS, Server, launch
-from tests.live import TONKU, metric, random_hands, wait_until
+from tests.live.helpers import TONKU, metric, random_hands, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("server"), pytest.mark.timeout(180)]
 

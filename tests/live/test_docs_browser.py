@@ -22,8 +22,7 @@ import pytest
 import yaml
 
 from bench.harness import ROOT
-
-from .live import live_server
+from tests.live.helpers import live_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("docs-browser")]
 

@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 
 from bench.harness import ROOT
-
-from .live import live_server
+from tests.live.helpers import live_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("contract-cli")]
 

@@ -17,9 +17,10 @@ from schemathesis.core.result import Ok
 
 from service.engine.cards import accepted_spellings
 from service.http.app import create_app
-from tests import contract_hooks
+from tests import ROOT
+from tests.api import contract_hooks
 
-SPEC = Path(__file__).resolve().parents[1] / "openapi.yaml"
+SPEC = ROOT / "openapi.yaml"
 APP = create_app({"TESTING": True, "PROFILES_FILE": None})
 schema = schemathesis.openapi.from_wsgi("/openapi.yaml", APP)
 

@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from bench.harness import free_port
+from tests.live.helpers import live_server
 
-from .live import live_server
 from .test_docs_browser import CHROMIUM_FLAGS
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("docs-browser")]

@@ -1,1 +1,0 @@
-"""The golden corpus of the HTTP API (issue 10): record.py writes it, tests/test_golden.py replays it."""
