@@ -119,7 +119,11 @@ def odds_text(body: Mapping[str, Any]) -> str:
              f"({side}; profile {body['profile']}, {body['decks']} deck(s), {body['cards_left']} cards left)"]
     for name in ("win", "lose", "push"):
         lines.append(f"{name:5} {body[name]['probability']:.6f}  ({body[name]['fraction']})")
-    lines.append(f"expected net per unit stake {body['expected_net']['value']:+.6f}  ({body['expected_net']['fraction']})")
+    lines.append(f"expected net per unit stake {body['expected_net']['value']:+.6f}  ({body['expected_net']['fraction']}; "
+                 "double bet, after commission)")
+    for bet, e in body["bets"].items():
+        lines.append(f"{bet} bet: gross {e['expected_gross']['value']:+.6f}, commission "
+                     f"{e['expected_commission']['value']:.6f}, net {e['expected_net']['value']:+.6f}")
     if body["role"] == "dealer":
         lines.append(f"round against {body['opponents']} player(s): {body['round_expected_net']['value']:+.6f}  "
                      f"({body['round_expected_net']['fraction']})")
