@@ -14,11 +14,13 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 
 from service.engine.cards import MAX_DECKS, count_excess, duplicate_message
 from service.engine.partial import ROLES, max_opponents
-from service.schemas import ScoringRequestSchema, bet_field, card_codes
+from service.schemas import MESSAGES, ScoringRequestSchema, bet_field, card_codes
 
 __all__ = ["MAX_DEAD", "MAX_OPPONENTS", "MIN_KNOWN", "AnalysisRequestSchema", "CardsField", "HouseEdgeRequestSchema",
            "KnownCardsField", "OddsRequestSchema"]
 
+#: The problem of ``opponents`` without ``role: dealer``.
+NOT_DEALER = "opponents is for role dealer only (a player faces one dealer)"
 #: Dead cards: at most every card of eight decks but the ten of two hands.
 MAX_DEAD = 52 * MAX_DECKS - 10
 #: Known cards for ``POST /v1/odds``: at least three (issue 14).
@@ -65,19 +67,25 @@ class OddsRequestSchema(ScoringRequestSchema):
     for ``role: dealer`` only (default 1).
     """
 
-    hand = KnownCardsField(5, required=True)
-    dead = CardsField(MAX_DEAD, load_default=list)
-    role = fields.String(load_default="player", validate=validate.OneOf(ROLES, error=f"must be one of {', '.join(ROLES)}"))
-    opponents = fields.Integer(strict=True, load_default=None, validate=validate.Range(
+    hand = KnownCardsField(5, required=True, error_messages=MESSAGES)
+    dead = CardsField(MAX_DEAD, load_default=list, error_messages=MESSAGES)
+    role = fields.String(load_default="player", validate=validate.OneOf(ROLES, error=f"must be one of {', '.join(ROLES)}"),
+                         error_messages={**MESSAGES, "invalid": f"must be one of {', '.join(ROLES)}"})
+    # Absent means one opponent for the dealer; null is not absent (the contract has no null).
+    opponents = fields.Integer(strict=True, load_default=None, allow_none=False, validate=validate.Range(
         1, MAX_OPPONENTS, error=f"must be an integer from 1 to {MAX_OPPONENTS} (and at most what the decks seat)"),
-        error_messages={"invalid": f"must be an integer from 1 to {MAX_OPPONENTS}"})
+        error_messages={**MESSAGES, "invalid": f"must be an integer from 1 to {MAX_OPPONENTS}"})
 
     @validates_schema(skip_on_field_errors=False)
     def _check_cards(self, data: Mapping[str, Any], **kwargs: Any) -> None:
+        errors: dict[Any, Any] = {}
+        # Named whatever else is wrong (decks included): it depends on nothing else.
+        not_dealer = data.get("opponents") is not None and data.get("role") != "dealer"
         decks = data.get("decks")  # the default applied; absent when invalid
         if not isinstance(decks, int):
+            if not_dealer:
+                raise ValidationError({"opponents": [NOT_DEALER]})
             return
-        errors: dict[Any, Any] = {}
         names = ("hand", "dead")
         lists = [data.get(name) or [] for name in names]
         for h, i, code in count_excess(lists, decks):
@@ -85,8 +93,8 @@ class OddsRequestSchema(ScoringRequestSchema):
         left = 52 * decks - sum(code is not None for codes in lists for code in codes)
         known = len(data.get("hand") or [])
         opponents = data.get("opponents")
-        if opponents is not None and data.get("role") != "dealer":
-            errors["opponents"] = ["opponents is for role dealer only (a player faces one dealer)"]
+        if not_dealer:
+            errors["opponents"] = [NOT_DEALER]
         elif not errors and isinstance(opponents, int) and known:
             seats = max_opponents(known, len(data.get("dead") or []), decks)
             if opponents > seats:

@@ -28,6 +28,7 @@ from service.engine.rules import RULE_KNOBS
 from service.engine.settle import BETS, MAX_STAKE
 
 __all__ = [
+    "MESSAGES",
     "BatchRequestSchema",
     "EvaluationRequestSchema",
     "ExposureRequestSchema",

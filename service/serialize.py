@@ -53,6 +53,8 @@ __all__ = ["EVALUATION_FIELDS", "evaluate_batch", "evaluation_dict", "evaluation
 #: The members of the ``Evaluation`` schema, in the order answers give them; ``fields``
 #: (a sparse fieldset, Zalando guideline 157) names a subset of these.
 EVALUATION_FIELDS = ("hand", "category", "label", "score", "payout", "ox", "power", "nenku", "suited")
+#: The longest ``fields`` value (the contract's ``maxLength``): every name once is 63 characters.
+MAX_FIELDS_LENGTH = 200
 #: Members that come from a hand's class alone (no formation to place): the batch path
 #: answers these without resolving the hand any further.
 _CLASS_FIELDS = frozenset({"category", "label", "score"})
@@ -90,7 +92,11 @@ def parse_fields(value: str) -> tuple[tuple[str, ...], str | None]:
     "unknown field 'colour'; the fields are hand, category, label, score, payout, ox, power, nenku, suited"
     >>> parse_fields("")[1]
     'give one or more of hand, category, label, score, payout, ox, power, nenku, suited, comma-separated'
+    >>> parse_fields("label," * 40 + "score")[1]
+    'at most 200 characters, got 245'
     """
+    if len(value) > MAX_FIELDS_LENGTH:
+        return (), f"at most {MAX_FIELDS_LENGTH} characters, got {len(value)}"
     names = value.split(",")
     known = ", ".join(EVALUATION_FIELDS)
     if not value or any(not n for n in names):

@@ -68,6 +68,7 @@ def test_single_evaluations_and_rankings_take_fields(client: FlaskClient) -> Non
     ("fields=", "give one or more of"),
     ("fields=label,,score", "give one or more of"),
     ("fields=label&fields=score", "give fields once"),
+    ("fields=" + "label," * 40 + "score", "at most 200 characters, got 245"),  # the contract's maxLength
 ])
 def test_bad_fields_are_a_400_naming_the_parameter(client: FlaskClient, query: str, detail: str) -> None:
     response = client.post(f"/v1/evaluations/batch?{query}", json={"hands": hands(2, seed=1)})

@@ -359,6 +359,9 @@ def test_odds_endpoint_five_cards_unchanged(client: FlaskClient) -> None:
     ({"hand": ["AS", "KH", "10D"], "role": "dealer", "opponents": 83}, "/opponents", "82"),
     ({"hand": ["AS", "KH", "10D"], "role": "banker"}, "/role", "must be one of player, dealer"),
     ({"hand": ["AS", "KH", "10D"], "role": "dealer", "opponents": "3"}, "/opponents", "integer"),
+    ({"hand": ["AS", "KH", "10D"], "opponents": None}, "/opponents", "must not be null"),
+    ({"hand": ["AS", "KH", "10D"], "role": "dealer", "opponents": None}, "/opponents", "must not be null"),
+    ({"hand": ["AS", "KH", "10D"], "role": None}, "/role", "must not be null"),
 ])
 def test_bad_forms_are_problems_naming_the_field(client: FlaskClient, body: dict[str, Any], pointer: str,
                                                  words: str) -> None:
@@ -432,6 +435,12 @@ def test_bad_forms_answer_as_the_contract_says(body: dict[str, Any]) -> None:
     response = operation.Case(body=body).call()
     assert response.status_code == 400
     operation.validate_response(response)
+
+
+def test_opponents_without_the_dealer_role_is_named_whatever_else_is_wrong(client: FlaskClient) -> None:
+    response = client.post("/v1/odds", json={"hand": ["AS", "KH"], "opponents": 2, "decks": 0})
+    assert response.status_code == 400
+    assert sorted(e["pointer"] for e in response.get_json()["errors"]) == ["/decks", "/hand", "/opponents"]
 
 
 def test_partial_odds_under_a_commission_give_each_bet(client: FlaskClient) -> None:
