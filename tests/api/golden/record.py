@@ -36,6 +36,7 @@ from flask import Flask
 from werkzeug.test import TestResponse
 
 from service.http.app import create_app
+from tests.api.test_operator_profiles import GOOD_FILE
 
 __all__ = ["CORPUS", "GENERATED_ID", "IGNORED_HEADERS", "app_named", "capture", "load", "replay", "requests"]
 
@@ -51,20 +52,8 @@ GENERATED_ID = "<generated>"
 _GENERATED = re.compile(r"[0-9a-f]{32}")
 _JSON_TYPES = ("application/json", "application/problem+json")
 
-#: An operator's profiles file, for the ``operator`` app (issue 3's file format).
-OPERATOR_PROFILES = """\
-profiles:
-  house-no-tonku:
-    extends: standard
-    description: Standard without Ngau Tonku; a Single-Ox pays 2.
-    rules:
-      ngau_tonku: false
-      payouts: {single_ox: 2}
-  bull-push:
-    extends: niu-niu
-    description: Niu Niu with tied hands pushed.
-    rules: {ties: push}
-"""
+#: An operator's profiles file, for the ``operator`` app: the operator-profile tests' good file.
+OPERATOR_PROFILES = GOOD_FILE
 
 #: The apps requests run in. The analysis budget is per client address and the test
 #: client's address is fixed, so ``default`` has a budget the corpus cannot spend (no 429
