@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -11,8 +10,18 @@ from typing import Any
 
 import click
 
+from service.json_text import (
+    MAX_BODY_BYTES,
+    SURROGATE_DETAIL,
+    MalformedJSONError,
+    decode_utf8,
+    parse_json_text,
+    surrogate_pointers,
+)
+
 __all__ = ["BAD_INPUT", "InputError", "apply_bets", "parse_player", "parse_ranked_hand", "parse_rules", "parse_seat",
-           "read_body", "split_cards", "table_body", "with_options"]
+           "read_body", "refuse_with_file", "split_cards", "strict_json", "table_body",
+           "with_options"]
 
 #: Exit status for bad input (as for a usage error).
 BAD_INPUT = 2
@@ -34,47 +43,54 @@ def split_cards(text: str | Sequence[str]) -> list[str]:
     return [t for part in parts for t in re.split(r"[\s,]+", part) if t]
 
 
+def _stake(text: str, option: str, spec: str) -> int:
+    """A stake of ASCII digits (``[0-9]+``) as an integer (its range is the request's check).
+
+    :raises InputError: anything else (``ten``, ``1_0``, `` +7 ``, other scripts' digits),
+        naming it rather than reading it some other way.
+    """
+    if not re.fullmatch(r"[0-9]+", text):
+        raise InputError(f"{option} {spec!r}: the stake {text!r} must be written in the digits 0-9")
+    return int(text)
+
+
+def _id_stake(spec: str, option: str, fields: int, form: str, example: str) -> tuple[dict[str, Any], list[str]]:
+    """``spec`` split at ``:`` into an optional id, a stake and ``fields - 1`` more fields.
+
+    :return: the seat so far (``id`` if given, ``stake``) and the fields after the stake.
+    :raises InputError: another number of fields (an id holding ``:`` is ambiguous).
+    """
+    parts = spec.split(":")
+    if len(parts) not in (fields, fields + 1):
+        raise InputError(f"{option} {spec!r}: write {form}, e.g. {example!r}")
+    seat: dict[str, Any] = {"id": parts[0]} if len(parts) == fields + 1 else {}
+    offset = len(parts) - fields
+    return seat | {"stake": _stake(parts[offset], option, spec)}, parts[offset + 1:]
+
+
 def parse_player(spec: str) -> dict[str, Any]:
     """A ``--player`` value, ``ID:STAKE:CARDS`` or ``STAKE:CARDS``, as a request player.
 
-    A stake that is not an integer is passed on as written, so the request's check names it.
+    :raises InputError: another number of fields, or a stake not in the digits 0-9.
 
     >>> parse_player("seat-1:250:10H 9D AD 7C 4S")
     {'id': 'seat-1', 'stake': 250, 'hand': ['10H', '9D', 'AD', '7C', '4S']}
-    >>> parse_player("100:JS QH KD JC QD")["stake"], parse_player("x:ten:AS")["stake"]
-    (100, 'ten')
+    >>> parse_player("100:JS QH KD JC QD")["stake"]
+    100
     """
-    parts = spec.split(":")
-    if len(parts) == 3:
-        player: dict[str, Any] = {"id": parts[0]}
-    elif len(parts) == 2:
-        player = {}
-    else:
-        raise InputError(f"--player {spec!r}: write ID:STAKE:CARDS or STAKE:CARDS, e.g. 'ann:100:AS KH 10D 3C 6S'")
-    stake_text, cards = parts[-2], parts[-1]
-    try:
-        stake: Any = int(stake_text)
-    except ValueError:
-        stake = stake_text
-    player |= {"stake": stake, "hand": split_cards(cards)}
-    return player
+    player, (cards,) = _id_stake(spec, "--player", 2, "ID:STAKE:CARDS or STAKE:CARDS", "ann:100:AS KH 10D 3C 6S")
+    return player | {"hand": split_cards(cards)}
 
 
 def parse_seat(spec: str) -> dict[str, Any]:
     """An ``exposures --seat`` value, ``ID:STAKE`` or ``STAKE``, as a request seat.
 
-    A stake that is not an integer is passed on as written, so the request's check names it.
+    :raises InputError: as :func:`parse_player`.
 
-    >>> parse_seat("p1:1000"), parse_seat("250"), parse_seat("x:ten")
-    ({'id': 'p1', 'stake': 1000}, {'stake': 250}, {'id': 'x', 'stake': 'ten'})
+    >>> parse_seat("p1:1000"), parse_seat("250")
+    ({'id': 'p1', 'stake': 1000}, {'stake': 250})
     """
-    id_, sep, stake_text = spec.rpartition(":")
-    seat: dict[str, Any] = {"id": id_} if sep else {}
-    try:
-        stake: Any = int(stake_text)
-    except ValueError:
-        stake = stake_text
-    return seat | {"stake": stake}
+    return _id_stake(spec, "--seat", 1, "ID:STAKE or STAKE", "p1:1000")[0]
 
 
 def parse_ranked_hand(spec: str) -> dict[str, Any]:
@@ -89,32 +105,63 @@ def parse_ranked_hand(spec: str) -> dict[str, Any]:
     return {"hand": split_cards(spec)}
 
 
-def read_body(path: str) -> dict[str, Any]:
-    """A JSON request body from a file (``-`` for standard input).
+def _read_capped(path: str) -> bytes:
+    """At most :data:`MAX_BODY_BYTES` + 1 bytes of ``path`` (``-`` for standard input)."""
+    if path == "-":
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # a text stream (e.g. under a test runner)
+            return sys.stdin.read(MAX_BODY_BYTES + 1).encode("utf-8", "surrogateescape")
+        data: bytes = stream.read(MAX_BODY_BYTES + 1)
+        return data
+    with Path(path).open("rb") as file:
+        return file.read(MAX_BODY_BYTES + 1)
 
-    :raises InputError: unreadable, not JSON, or not a JSON object.
+
+def strict_json(text: str, what: str) -> Any:
+    """The data of ``text``, read as strictly as the API reads a body (:mod:`service.json_text`).
+
+    :raises InputError: ``what``, then the API's words, e.g. ``--rules is not valid JSON: ...``.
     """
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        data = parse_json_text(text, what)
+    except MalformedJSONError as exc:
+        raise InputError(str(exc)) from None
+    bad = surrogate_pointers(text, data)
+    if bad:
+        raise InputError("; ".join(f"{what} {p or '(body)'}: {SURROGATE_DETAIL}" for p in bad))
+    return data
+
+
+def read_body(path: str) -> dict[str, Any]:
+    """A JSON request body from a file (``-`` for standard input), read as the API reads one:
+    at most 1 MiB (:data:`MAX_BODY_BYTES`), UTF-8, strict JSON.
+
+    :raises InputError: unreadable, too large, not UTF-8, not strict JSON, or not a JSON object.
+    """
+    try:
+        raw = _read_capped(path)
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    if len(raw) > MAX_BODY_BYTES:
+        raise InputError(f"{path}: the body is over the {MAX_BODY_BYTES // 2**20} MiB limit "
+                         f"({MAX_BODY_BYTES:,} bytes) of a request body")
     try:
-        body = json.loads(text)
-    except ValueError as exc:
-        raise InputError(f"{path}: not valid JSON: {exc}") from None
+        text = decode_utf8(raw, path)
+    except MalformedJSONError as exc:
+        raise InputError(str(exc)) from None
+    body = strict_json(text, path)
     if not isinstance(body, dict):
         raise InputError(f"{path}: the body must be a JSON object")
     return body
 
 
-def parse_rules(text: str | None) -> Any:
-    """The ``--rules`` option: a JSON object of knob overrides (checked with the body)."""
-    if text is None:
-        return None
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise InputError(f"--rules is not valid JSON: {exc}") from None
+def parse_rules(text: str) -> Any:
+    """The ``--rules`` option: JSON knob overrides (checked with the body, so ``null`` or a
+    non-object is passed on for the request's check to name).
+
+    :raises InputError: not strict JSON, in the API's words.
+    """
+    return strict_json(text, "--rules")
 
 
 def apply_bets(players: list[dict[str, Any]], bets: Sequence[str]) -> None:
@@ -155,8 +202,7 @@ def table_body(path: str | None, given: bool, table: Callable[[], dict[str, Any]
     {'players': [{'stake': 1, 'bet': 'equal'}]}
     """
     if path is not None:
-        if given:
-            raise InputError(f"give {options}, or --file, not both")
+        refuse_with_file(path, given, options)
         return read_body(path)
     if table is None:
         raise InputError(f"give {missing} (or --file)")
@@ -165,11 +211,28 @@ def table_body(path: str | None, given: bool, table: Callable[[], dict[str, Any]
     return body
 
 
-def with_options(body: dict[str, Any], decks: int | None, rules: str | None) -> dict[str, Any]:
-    """``body`` with the ``--decks`` and ``--rules`` options that were given."""
+def refuse_with_file(path: str | None, given: bool, options: str) -> None:
+    """Refuse options that would build or change a body given with ``--file``.
+
+    :raises InputError: ``path`` and ``given`` both.
+    """
+    if path is not None and given:
+        raise InputError(f"give {options}, or --file, not both")
+
+
+def with_options(body: dict[str, Any], decks: int | None, rules: str | None,
+                 path: str | None = None) -> dict[str, Any]:
+    """``body`` with the ``--decks`` and ``--rules`` options that were given (``--rules null``
+    included, for the request's check to refuse).
+
+    :param path: the ``--file`` the body came from: then neither option may be given (the
+        file's ``decks`` and ``rules`` are never replaced).
+    :raises InputError: an option with ``--file``, or ``--rules`` not strict JSON.
+    """
+    refuse_with_file(path, decks is not None or rules is not None,
+                     '--decks and --rules (put "decks" and "rules" in the body)')
     if decks is not None:
         body["decks"] = decks
-    overrides = parse_rules(rules)
-    if overrides is not None:
-        body["rules"] = overrides
+    if rules is not None:
+        body["rules"] = parse_rules(rules)
     return body

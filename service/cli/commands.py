@@ -19,6 +19,7 @@ from service.cli.args import (
     parse_ranked_hand,
     parse_seat,
     read_body,
+    refuse_with_file,
     split_cards,
     table_body,
     with_options,
@@ -131,10 +132,9 @@ def rank(hands: tuple[str, ...], path: str | None, profile: str, decks: int | No
 
     Example: gnau rank "ann:10S 9H 8D 4C 4H" "bo:JS QH KD JC QD"
     """
-    if path is not None and hands:
-        raise InputError("give HANDS or --file, not both")
+    refuse_with_file(path, bool(hands), "HANDS")
     body = read_body(path) if path is not None else {"hands": [parse_ranked_hand(h) for h in hands]}
-    _print(answer(operations.rank_hands, with_options(body, decks, rules), profile), as_json, ranking_text)
+    _print(answer(operations.rank_hands, with_options(body, decks, rules, path), profile), as_json, ranking_text)
 
 
 @cli.command(name="settle")
@@ -159,7 +159,8 @@ def settle_command(dealer: str | None, players: tuple[str, ...], bets: tuple[str
                       table if dealer is not None and players else None, bets,
                       options="--dealer, --player and --bet",
                       missing="--dealer CARDS and at least one --player [ID:]STAKE:CARDS")
-    _print(answer(operations.settle_round, with_options(body, decks, rules), profile), as_json, settlement_text)
+    _print(answer(operations.settle_round, with_options(body, decks, rules, path), profile), as_json,
+           settlement_text)
 
 
 @cli.command()
@@ -174,7 +175,8 @@ def exposures(seats: tuple[str, ...], bets: tuple[str, ...], path: str | None, p
     body = table_body(path, bool(seats) or bool(bets),
                       (lambda: {"players": [parse_seat(seat) for seat in seats]}) if seats else None, bets,
                       options="--seat and --bet", missing="at least one --seat [ID:]STAKE")
-    _print(answer(operations.table_exposures, with_options(body, decks, rules), profile), as_json, exposure_text)
+    _print(answer(operations.table_exposures, with_options(body, decks, rules, path), profile), as_json,
+           exposure_text)
 
 
 @cli.command(name="odds")
@@ -182,9 +184,10 @@ def exposures(seats: tuple[str, ...], bets: tuple[str, ...], path: str | None, p
 @click.option("--role", type=click.Choice(["player", "dealer"]), default="player", show_default=True,
               help="Whose odds: the player's against the dealer, or the dealer's against --opponents players.")
 @click.option("--opponents", type=int, default=None, help="With --role dealer: players faced (default 1).")
-@click.option("--dead", metavar="CARDS", default=None, help="Cards out of play, e.g. --dead 'QS 2H'.")
+@click.option("--dead", metavar="CARDS", multiple=True,
+              help="Cards out of play (repeatable: every --dead counts), e.g. --dead 'QS 2H' or --dead QS --dead 2H.")
 @scoring_options
-def odds_command(cards: tuple[str, ...], role: str, opponents: int | None, dead: str | None, profile: str,
+def odds_command(cards: tuple[str, ...], role: str, opponents: int | None, dead: tuple[str, ...], profile: str,
                  decks: int | None, rules: str | None, as_json: bool) -> None:
     """Exact odds from 3, 4 or 5 known CARDS, e.g. gnau odds AS KH 10D 4C.
 
@@ -193,7 +196,7 @@ def odds_command(cards: tuple[str, ...], role: str, opponents: int | None, dead:
     body: dict[str, Any] = {"hand": split_cards(cards), "role": role}
     if opponents is not None:
         body["opponents"] = opponents
-    if dead is not None:
+    if dead:
         body["dead"] = split_cards(dead)
     _print(answer(operations.odds_against_dealer, with_options(body, decks, rules), profile), as_json, odds_text)
 

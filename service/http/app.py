@@ -18,13 +18,11 @@ from service.http.problems import register_error_handlers, sorted_methods
 from service.http.profiles import profiles
 from service.http.runtime import Runtime, ServerState
 from service.http.scoring import scoring
+from service.json_text import MAX_BODY_BYTES
 from service.profiles import load_registry
 from service.settings import from_environ
 
-__all__ = ["MAX_BODY_BYTES", "create_app"]
-
-#: Request bodies over this size are answered 413.
-MAX_BODY_BYTES = 1024 * 1024
+__all__ = ["create_app"]
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
@@ -43,7 +41,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.url_map.merge_slashes = False  # "/v1//evaluations" is a 404, not a redirect
     settings = from_environ()
     app.config.from_mapping(
-        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,  # larger bodies are answered 413
         BODY_TIMEOUT=settings.body_timeout,
         ANALYSIS_BUDGET_SECONDS=settings.analysis_budget_seconds,
         ANALYSIS_POOL_SECONDS=settings.analysis_pool_seconds,

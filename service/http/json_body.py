@@ -6,53 +6,27 @@ The body is checked for media type, encodings, size, deadline and framing (throu
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import orjson
 from flask import Response, current_app, request
 
 from service.engine.text import echo
-from service.errors import pointer
 from service.http.problems import ProblemError, validation_problem
 from service.http.request_body import BodyFramingError, BodyTimeoutError, BodyTooLargeError, read_body
+from service.json_text import (
+    SURROGATE_DETAIL,
+    MalformedJSONError,
+    decode_utf8,
+    parse_json_text,
+    surrogate_pointers,
+)
 
 __all__ = ["json_response", "query", "read_json"]
 
 
-def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"duplicate key {echo(key)} in an object")
-        out[key] = value
-    return out
-
-
-def _reject_constant(name: str) -> None:
-    raise ValueError(f"{name} is not valid JSON")
-
-
 def _malformed(detail: str) -> ProblemError:
     return ProblemError(400, "/problems/malformed-json", "Malformed JSON", detail, [{"pointer": "", "detail": detail}])
-
-
-def _surrogate_pointers(value: Any, path: tuple[object, ...] = ()) -> list[str]:
-    """Pointers to strings (and keys) holding a lone UTF-16 surrogate escape."""
-    found: list[str] = []
-    if isinstance(value, str):
-        if any("\ud800" <= ch <= "\udfff" for ch in value):
-            found.append(pointer(*path))
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if any("\ud800" <= ch <= "\udfff" for ch in key):
-                found.append(pointer(*path, key.encode("utf-8", "backslashreplace").decode()))
-            else:
-                found.extend(_surrogate_pointers(item, (*path, key)))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            found.extend(_surrogate_pointers(item, (*path, i)))
-    return found
 
 
 def read_json() -> Any:
@@ -97,22 +71,13 @@ def read_json() -> Any:
         raise ProblemError(400, "/problems/malformed-body", "Malformed body",
                            f"The request body cannot be read: {exc}.") from None
     try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise _malformed(f"The body is not valid UTF-8: byte {exc.start} cannot be decoded.") from None
-    try:
-        body = json.loads(text, object_pairs_hook=_reject_duplicate_keys, parse_constant=_reject_constant)
-    except RecursionError:
-        raise _malformed("The body is not valid JSON: it is nested too deeply.") from None
-    except ValueError as exc:
-        message = str(exc)
-        if "int_max_str_digits" in message or "Exceeds the limit" in message:
-            message = "a number has more than 4,300 digits"
-        raise _malformed(f"The body is not valid JSON: {message}") from None
-    bad = _surrogate_pointers(body) if "\\u" in text else []  # escapes are rare: walk only then
+        text = decode_utf8(raw)
+        body = parse_json_text(text)
+    except MalformedJSONError as exc:
+        raise _malformed(str(exc)) from None
+    bad = surrogate_pointers(text, body)
     if bad:
-        raise validation_problem({"pointer": p, "detail": "holds a lone UTF-16 surrogate escape (\\ud800-\\udfff)"}
-                                 for p in bad)
+        raise validation_problem({"pointer": p, "detail": SURROGATE_DETAIL} for p in bad)
     return body
 
 

@@ -260,7 +260,7 @@ def test_operator_profiles_come_from_profiles_file(capsys: pytest.CaptureFixture
     (["rank", "AS KH 10D 3C 6S"], "gnau: /hands: must be an array of 2 to 1,000 hands, got 1"),
     (["settle", "--dealer", "AS KH 10D 3C 6S"], "gnau: give --dealer CARDS and at least one --player"),
     (["settle", "--dealer", "AS KH 10D 3C 6S", "--player", "a:ten:2S 3S 4S 5S 7S"],
-     "gnau: /players/0/stake: must be an integer from 1 to 1000000000000"),
+     "gnau: --player 'a:ten:2S 3S 4S 5S 7S': the stake 'ten' must be written in the digits 0-9"),
     (["settle", "--dealer", "AS KH 10D 3C 6S", "--player", "9:AS 2S 3S 4S 5S"],
      "gnau: /players/0/hand/0: AS appears more than once"),
     (["settle", "--file", "/nonexistent/round.json"], "gnau: /nonexistent/round.json: cannot read"),
@@ -337,3 +337,94 @@ def test_settle_refuses_a_table_beyond_the_safe_integers_like_the_api(
     assert "9007199254740991" in err
     problem = api.post("/v1/settlements", json=request).get_json()
     assert [e["pointer"] for e in problem["errors"]] == ["/players"]
+
+
+DEEP = "[" * 5000 + "]" * 5000
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--rules", '{"ties":"push","ties":"dealer"}'], "gnau: --rules is not valid JSON: duplicate key 'ties' in an object"),
+    (["--rules", '{"ties": NaN}'], "gnau: --rules is not valid JSON: NaN is not valid JSON"),
+    (["--rules", DEEP], "gnau: --rules is not valid JSON: it is nested too deeply."),
+    (["--rules", '{"ties": "\\ud800"}'], "gnau: --rules /ties: holds a lone UTF-16 surrogate escape"),
+    (["--rules", "null"], "gnau: /rules: must not be null"),
+])
+def test_rules_are_read_as_strictly_as_the_api_reads_a_body(capsys: pytest.CaptureFixture[str], args: list[str],
+                                                             message: str) -> None:
+    status, out, err = gnau(capsys, "evaluate", "AS", "KH", "10D", "3C", "6S", *args)
+    assert (status, out, err.count("\n")) == (2, "", 1)
+    assert err.startswith(message), err
+
+
+@pytest.mark.parametrize(("content", "api_detail"), [
+    (b'{"hands": [], "hands": []}', "The body is not valid JSON: duplicate key 'hands' in an object"),
+    (b'{"hands": [' + DEEP.encode() + b"]}", "The body is not valid JSON: it is nested too deeply."),
+    (b'{"decks": Infinity}', "The body is not valid JSON: Infinity is not valid JSON"),
+    (b"\xff\xfe{}", "The body is not valid UTF-8: byte 0 cannot be decoded."),
+])
+def test_file_bodies_are_refused_in_the_api_words(capsys: pytest.CaptureFixture[str], api: FlaskClient,
+                                                  tmp_path: Path, content: bytes, api_detail: str) -> None:
+    response = api.post("/v1/rankings", data=content, content_type="application/json")
+    assert response.status_code == 400
+    assert response.get_json()["detail"] == api_detail
+    path = tmp_path / "b.json"
+    path.write_bytes(content)
+    status, out, err = gnau(capsys, "rank", "--file", str(path))
+    assert (status, out) == (2, "")
+    assert err == f"gnau: {path}{api_detail.removeprefix('The body')}\n"
+
+
+def test_file_reads_stop_at_the_api_body_limit(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from service.json_text import MAX_BODY_BYTES
+    path = tmp_path / "big.json"
+    path.write_bytes(b" " * MAX_BODY_BYTES + b"{}")
+    status, _, err = gnau(capsys, "rank", "--file", str(path))
+    assert status == 2
+    assert err == f"gnau: {path}: the body is over the 1 MiB limit (1,048,576 bytes) of a request body\n"
+    if Path("/dev/zero").exists():
+        assert gnau(capsys, "rank", "--file", "/dev/zero")[0] == 2
+
+
+def test_every_dead_option_counts(capsys: pytest.CaptureFixture[str], api: FlaskClient) -> None:
+    body = gnau_json(capsys, "odds", "AS", "KH", "10D", "--dead", "QS", "--dead", "2H")
+    assert body == post(api, "/v1/odds", {"hand": ["AS", "KH", "10D"], "role": "player", "dead": ["QS", "2H"]})
+    assert body["cards_left"] == 47
+    assert gnau_json(capsys, "odds", "AS", "KH", "10D", "--dead", "QS 2H") == body
+    status, out, _ = gnau(capsys, "odds", "--help")
+    assert status == 0
+    assert "repeatable" in out
+
+
+@pytest.mark.parametrize("command", [["rank"], ["settle"], ["exposures"]])
+@pytest.mark.parametrize("option", [["--decks", "2"], ["--rules", "{}"]])
+def test_decks_and_rules_do_not_replace_a_file(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                               command: list[str], option: list[str]) -> None:
+    path = tmp_path / "b.json"
+    path.write_text('{"rules": {"ties": "push"}, "decks": 1}')
+    status, out, err = gnau(capsys, *command, "--file", str(path), *option)
+    assert (status, out) == (2, "")
+    assert err == 'gnau: give --decks and --rules (put "decks" and "rules" in the body), or --file, not both\n'
+
+
+@pytest.mark.parametrize("stake", ["١٠٠", "1_0", " +7 ", "+7", "10.0", "٣", ""])
+def test_stakes_are_ascii_digits_only(capsys: pytest.CaptureFixture[str], stake: str) -> None:
+    spec = f"a:{stake}:2S 3S 4S 5S 7S"
+    status, out, err = gnau(capsys, "settle", "--dealer", "AS KH 10D 3C 6S", "--player", spec)
+    assert (status, out) == (2, "")
+    assert err == f"gnau: --player {spec!r}: the stake {stake!r} must be written in the digits 0-9\n"
+    status, out, err = gnau(capsys, "exposures", "--seat", f"p1:{stake}")
+    assert (status, out) == (2, "")
+    assert err == f"gnau: --seat 'p1:{stake}': the stake {stake!r} must be written in the digits 0-9\n"
+    assert gnau_json(capsys, "exposures", "--seat", "p1:0100")["players"][0]["stake"] == 100
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["exposures", "--seat", "p1:100:200"], "gnau: --seat 'p1:100:200': write ID:STAKE or STAKE"),
+    (["settle", "--dealer", "AS KH 10D 3C 6S", "--player", "a:b:100:2S 3S 4S 5S 7S"],
+     "gnau: --player 'a:b:100:2S 3S 4S 5S 7S': write ID:STAKE:CARDS or STAKE:CARDS"),
+])
+def test_seat_and_player_refuse_an_id_holding_a_colon(capsys: pytest.CaptureFixture[str], args: list[str],
+                                                      message: str) -> None:
+    status, out, err = gnau(capsys, *args)
+    assert (status, out, err.count("\n")) == (2, "", 1)
+    assert err.startswith(message), err
