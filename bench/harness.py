@@ -29,6 +29,7 @@ import contextlib
 import http.client
 import json
 import os
+import random
 import re
 import signal
 import socket
@@ -62,6 +63,7 @@ __all__ = [
     "environment",
     "free_port",
     "launch",
+    "launch_ready",
     "pss_mib",
     "read_json_lines",
     "request",
@@ -105,12 +107,29 @@ class Reply:
         return json.loads(self.body)
 
 
+#: Ports the servers listen on: below Linux's ephemeral range (32768-60999), so that no
+#: client connection's source port (the tests' own, or a parallel test worker's) can take
+#: one between the check and gunicorn's bind.
+LISTEN_PORTS = range(20_000, 32_000)
+#: How many times :func:`launch_ready` starts a server whose port was taken meanwhile.
+LAUNCH_TRIES = 3
+
+
 def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+    """A TCP port free on 127.0.0.1 right now, outside the ephemeral range (:data:`LISTEN_PORTS`).
+
+    :raises OSError: no free port after 100 tries.
+    """
+    rng = random.SystemRandom()
+    for _ in range(100):
+        port = rng.choice(LISTEN_PORTS)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise OSError("no free port on 127.0.0.1 in 100 tries")
 
 
 def request(port: int, method: str, path: str, data: bytes | None = None,
@@ -383,9 +402,29 @@ def running(folder: Path, *, probe: tuple[str, str, bytes | None] = READY_PROBE,
 
     :raises ServerError: it did not become ready.
     """
-    server = launch(folder, **settings)
+    server = launch_ready(folder, settings, probe)
     try:
-        server.wait_ready(probe=probe)
         yield server
     finally:
         server.terminate()
+
+
+def launch_ready(folder: Path, settings: Mapping[str, str],
+                 probe: tuple[str, str, bytes | None] = READY_PROBE) -> Server:
+    """:func:`launch` with ``settings``, then :meth:`Server.wait_ready`; a server whose port
+    was taken in the moment between :func:`free_port` and its bind (another test's server)
+    is started again on another port, up to :data:`LAUNCH_TRIES` times in all.
+
+    :raises ServerError: it did not become ready (the last try's log).
+    """
+    tries = LAUNCH_TRIES
+    for attempt in range(tries):
+        server = launch(folder, **settings)
+        try:
+            server.wait_ready(probe=probe)
+            return server
+        except ServerError as exc:
+            server.kill()
+            if "Address already in use" not in str(exc) or attempt == tries - 1:
+                raise
+    raise AssertionError("unreachable")

@@ -10,7 +10,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from bench.harness import Server, launch
+from bench.harness import Server, launch_ready
 from service.http.app import create_app
 from tests import ROOT
 
@@ -35,9 +35,8 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., Server]]:
     started: list[Server] = []
 
     def start(name: str = "server", **settings: str) -> Server:
-        server = launch(tmp_path / name, **settings)
+        server = launch_ready(tmp_path / name, settings)
         started.append(server)
-        server.wait_ready()
         return server
 
     yield start
