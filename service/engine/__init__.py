@@ -17,7 +17,7 @@ Every cache is a section of one locked object, ``cache.CACHE``.
 
 from service.engine.cards import CARDS, Card, CardError, HandError, Rank, Suit, parse_card, parse_hand
 from service.engine.compare import RankedHand, compare, rank_hands
-from service.engine.evaluate import evaluate, evaluator
+from service.engine.evaluate import evaluate, evaluate_codes
 from service.engine.exposure import Exposure, TableExposure, player_exposure, table_exposure
 from service.engine.hand import Evaluation, Formation
 from service.engine.reference import evaluate_reference
@@ -47,9 +47,9 @@ __all__ = [
     "apply_overrides",
     "compare",
     "evaluate",
+    "evaluate_codes",
     "evaluate_many",
     "evaluate_reference",
-    "evaluator",
     "parse_card",
     "parse_hand",
     "player_exposure",

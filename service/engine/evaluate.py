@@ -1,5 +1,5 @@
-"""Evaluating hands: :func:`evaluate` (the table-driven fast path), and :func:`evaluator`
-and :func:`use_table` (the fastest way for rules that may have no table yet: when a table
+"""Evaluating hands: :func:`evaluate` (the table-driven fast path), and :func:`evaluate_codes`
+with :func:`use_table` (the fastest way for rules that may have no table yet: when a table
 is worth building), RULES.md sections 3-4 and 7.
 
 Both give exactly what the reference evaluator
@@ -14,8 +14,7 @@ the 2,598,960 one-deck hands); the result types are in :mod:`service.engine.hand
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from functools import partial
+from collections.abc import Sequence
 
 from service.engine.cache import CACHE, BoundedCache
 from service.engine.cards import CARDS, Card
@@ -24,7 +23,7 @@ from service.engine.reference import evaluate_reference
 from service.engine.rules import Rules
 from service.engine.tables import Resolved, Table, built_table, resolve_many, table_for
 
-__all__ = ["BUILD_THRESHOLD", "evaluate", "evaluate_codes", "evaluator", "use_table"]
+__all__ = ["BUILD_THRESHOLD", "evaluate", "evaluate_codes", "use_table"]
 
 #: How many hands have been asked for under rules that have no table yet (1,024 rules kept).
 _HANDS_SEEN: BoundedCache[Rules, int] = CACHE.section("hands seen without a table", 1024)
@@ -95,25 +94,6 @@ def _evaluation(hand: tuple[Card, ...], resolved: Resolved) -> Evaluation:
         nenku=slot is not None and slot.nenku,
         suited=suited,
     )
-
-
-def evaluator(rules: Rules, hands: int = 1) -> Callable[[Sequence[Card]], Evaluation]:
-    """The fastest way to evaluate ``hands`` hands under ``rules``: the table when
-    :func:`use_table` gives one, else the reference evaluator.
-
-    :param rules: the rules.
-    :param hands: how many hands are about to be evaluated.
-    :return: a function from five cards to their :class:`~service.engine.hand.Evaluation`.
-
-    >>> from service.engine.rules import PROFILES, apply_overrides
-    >>> evaluator(PROFILES["standard"].rules).func.__name__
-    'evaluate'
-    >>> evaluator(apply_overrides(Rules(), {"ties": "push", "bomb": True})).func.__name__
-    'evaluate_reference'
-    """
-    if use_table(rules, hands) is not None:
-        return partial(evaluate, rules=rules)
-    return partial(evaluate_reference, rules=rules)
 
 
 def use_table(rules: Rules, hands: int = 1) -> Table | None:

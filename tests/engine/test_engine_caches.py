@@ -1,6 +1,6 @@
 """The engine's caches are one locked object (issue 10): a threaded stress test.
 
-Eight threads call ``evaluate``, ``evaluator``, ``table_for``, ``distribution``,
+Eight threads call ``evaluate``, ``evaluate_codes``, ``table_for``, ``distribution``,
 ``house_edge`` and ``odds`` a few hundred times each across more rule sets than every
 section of :data:`service.engine.cache.CACHE` holds (sections are shrunk for the test, so
 evictions happen all the time), and every answer must equal the one computed beforehand
@@ -29,7 +29,7 @@ from service.engine import tables
 from service.engine.cache import CACHE, Constant
 from service.engine.cards import CARDS, Card
 from service.engine.distribution import distribution
-from service.engine.evaluate import evaluate, evaluator
+from service.engine.evaluate import evaluate, evaluate_codes
 from service.engine.house_edge import house_edge
 from service.engine.odds import odds
 from service.engine.reference import evaluate_reference
@@ -63,8 +63,9 @@ def _table_rules(rules: Rules) -> Rules:
     return tables.table_for(rules).rules
 
 
-def _evaluate_with_evaluator(hand: tuple[Card, ...], rules: Rules) -> Any:
-    return evaluator(rules, 1)(hand)
+def _evaluate_codes(hand: tuple[Card, ...], rules: Rules) -> Any:
+    [evaluation] = evaluate_codes([[c.code for c in hand]], rules)
+    return evaluation
 
 
 def operations() -> list[tuple[str, Callable[[], Any]]]:
@@ -79,7 +80,7 @@ def operations() -> list[tuple[str, Callable[[], Any]]]:
         ops.append((f"distribution {r.digest}", partial(distribution, r)))
         ops.extend((f"house_edge {bet} {r.digest}", partial(house_edge, r, SMALL_DECK, bet)) for bet in ("double", "equal"))
     for i, r in enumerate(TABLELESS_RULES):
-        ops.append((f"evaluator {r.digest}", partial(_evaluate_with_evaluator, HANDS[i % len(HANDS)], r)))
+        ops.append((f"evaluate_codes {r.digest}", partial(_evaluate_codes, HANDS[i % len(HANDS)], r)))
     ops.append(("house_edge niu-niu", partial(house_edge, PROFILES["niu-niu"].rules)))
     return ops
 
