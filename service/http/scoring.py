@@ -42,14 +42,17 @@ def evaluate_hand() -> Response:
 def evaluate_hands() -> Response:
     """Evaluate up to 10,000 hands (openapi: ``evaluateHands``); ``fields`` selects members."""
     rt = runtime()
-    checked = operations.check_hands(read_json(), query(), rt.profiles)  # errors before any pause
-    # ~100,000 short-lived, acyclic objects: no cyclic collection while they live; the
-    # response bytes are all that leaves the pause.
+    # ~100,000 short-lived, acyclic objects (the parsed body, the answer): no cyclic
+    # collection while they live. The response bytes are all that leaves the pause; a
+    # refused request's problem leaves it as an exception (its cycles wait for the next
+    # collection).
     with gc_pause.paused():
+        body = read_json()
+        checked = operations.check_hands(body, query(), rt.profiles)
         answer = operations.evaluate_hands(checked)
         data = orjson.dumps(answer.body)
         profile, categories = answer.profile, answer.categories
-        del answer
+        del answer, checked, body
     rt.observe(profile, categories)
     return Response(data, mimetype="application/json")
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from service.engine.cards import CARDS, CardError, HandError, accepted_spellings, parse_card, parse_hand
 
@@ -94,6 +96,56 @@ def test_read_hands_fast_and_per_hand_paths_agree() -> None:
     assert not isinstance(hands, Hands)
     assert hands == [read_hand(h)[0] for h in mixed]
     assert problems == {2: read_hand("AS")[1], 3: read_hand(mixed[3])[1]}
+
+
+_NEAR_CARDS = ["AS", "10h", "t♦", "k♣", "0c", "Q♥", "KD!", "K", "", "K,D", "K;", "KX", "AS,", ";", ",", "10", "1OS",
+               "AS ", " AS", "10SS", "♠A", "A\u2660", "\u00c1S", "\U0001f0a1", "\ud800", "AS\x00"]
+_TOKENS = st.one_of(st.sampled_from(_NEAR_CARDS), st.sampled_from(accepted_spellings()), st.text(max_size=4),
+                    st.none(), st.integers(0, 60), st.lists(st.just("AS"), max_size=2))
+
+
+@pytest.mark.parametrize("token", [*_NEAR_CARDS, None, 7, ["AS"]])
+@pytest.mark.parametrize("at", [0, 4, 7, 14])
+def test_one_near_miss_among_good_hands_is_read_as_hand_by_hand(token: object, at: int) -> None:
+    from service.engine.batch import Hands, read_hands
+    from service.engine.cards import read_hand
+
+    values: list[list[object]] = [["AS", "10h", "t♦", "k♣", "0c"] for _ in range(3)]
+    values[at // 5][at % 5] = token
+    hands, problems = read_hands(values)
+    each = [read_hand(h) for h in values]
+    assert [list(h) for h in hands] == [codes for codes, _ in each]
+    assert problems == {i: found for i, (_, found) in enumerate(each) if found}
+    assert isinstance(hands, Hands) == (not problems)
+
+
+@pytest.mark.parametrize("sizes", [(4, 6), (6, 4), (5, 4), (4,), (0, 5), (10,)])
+def test_hands_of_other_sizes_are_read_as_hand_by_hand(sizes: tuple[int, ...]) -> None:
+    from service.engine.batch import read_hands
+    from service.engine.cards import read_hand
+
+    values = [["AS", "2D", "3C", "4H", "5S", "6D", "7C", "8H", "9S", "KD"][:n] for n in sizes]
+    hands, problems = read_hands(values)
+    assert problems == {i: read_hand(h)[1] for i, h in enumerate(values) if len(h) != 5}
+    assert [list(h) for h in hands] == [read_hand(h)[0] for h in values]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.lists(_TOKENS, min_size=4, max_size=6), st.lists(st.sampled_from(accepted_spellings()),
+                                                                                min_size=5, max_size=5)),
+                max_size=6))
+def test_read_hands_equals_hand_by_hand_for_any_tokens(values: list[list[object]]) -> None:
+    """The one-pass reader (tokens joined and looked up with numpy) gives what reading
+    each hand on its own gives, for near-miss spellings, separators inside tokens, other
+    sizes and types, and lone surrogates."""
+    from service.engine.batch import Hands, read_hands
+    from service.engine.cards import read_hand
+
+    hands, problems = read_hands(values)
+    each = [read_hand(h) for h in values]
+    assert [list(h) for h in hands] == [codes for codes, _ in each]
+    assert problems == {i: found for i, (_, found) in enumerate(each) if found}
+    assert isinstance(hands, Hands) == (not problems)
 
 
 def test_count_excess_shared_and_per_hand() -> None:
