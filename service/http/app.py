@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from flask import Flask, Response
@@ -22,7 +22,17 @@ from service.json_text import MAX_BODY_BYTES
 from service.profiles import load_registry
 from service.settings import from_environ
 
-__all__ = ["create_app"]
+__all__ = ["ServiceFlask", "create_app"]
+
+
+class ServiceFlask(Flask):
+    """Flask, without the bridge to ``async`` views: every view and hook here is a plain
+    function (a test checks), so Flask need not inspect each one on every request (about
+    2 µs a hook, and a request passes five)."""
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        """``func`` itself: nothing registered here is a coroutine function."""
+        return func
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
@@ -37,7 +47,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     :raises service.settings.CorsConfigError: ``GNAU_CORS_ORIGINS`` (or ``CORS_ORIGINS``) is
         not a list of origins.
     """
-    app = Flask(__name__)
+    app = ServiceFlask(__name__)
     app.url_map.merge_slashes = False  # "/v1//evaluations" is a 404, not a redirect
     settings = from_environ()
     app.config.from_mapping(

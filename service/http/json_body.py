@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 from flask import Response, current_app, request
+from werkzeug.http import parse_options_header
 
 from service.engine.text import echo
 from service.http.problems import ProblemError, validation_problem
@@ -41,31 +42,39 @@ def read_json() -> Any:
         nesting too deep for the parser count as malformed: nothing is dropped) or holds
         a lone UTF-16 surrogate escape such as ``"\\ud800"`` (named by pointer).
     """
-    if request.mimetype != "application/json":
+    environ = request.environ  # the headers straight from it: one context lookup
+    content_type = environ.get("CONTENT_TYPE", "")
+    if content_type == "application/json":  # the common case, parsed as below would give
+        mimetype, charset = content_type, "utf-8"
+    else:
+        mimetype, params = parse_options_header(content_type)
+        mimetype, charset = mimetype.lower(), params.get("charset", "utf-8").lower()
+    if mimetype != "application/json":
         raise ProblemError(415, "/problems/unsupported-media-type", "Unsupported media type",
-                           f"The body must be application/json, got {request.mimetype or 'none'}.")
-    charset = request.mimetype_params.get("charset", "utf-8").lower()
+                           f"The body must be application/json, got {mimetype or 'none'}.")
     if charset not in ("utf-8", "utf8"):
         raise ProblemError(415, "/problems/unsupported-media-type", "Unsupported media type",
                            f"The body must be encoded as UTF-8, got charset={charset}.")
-    codings = [c.strip().lower() for c in request.headers.get("Transfer-Encoding", "").split(",") if c.strip()]
-    if any(c != "chunked" for c in codings):
-        raise ProblemError(415, "/problems/unsupported-media-type", "Unsupported media type",
-                           f"Transfer-Encoding {echo(', '.join(codings))} is not accepted; send the body "
-                           "uncompressed (chunked framing alone is fine).")
-    encoding = request.headers.get("Content-Encoding", "identity").strip().lower()
+    transfer = environ.get("HTTP_TRANSFER_ENCODING", "")
+    if transfer and transfer.strip().lower() != "chunked":
+        codings = [c.strip().lower() for c in transfer.split(",") if c.strip()]
+        if any(c != "chunked" for c in codings):
+            raise ProblemError(415, "/problems/unsupported-media-type", "Unsupported media type",
+                               f"Transfer-Encoding {echo(', '.join(codings))} is not accepted; send the body "
+                               "uncompressed (chunked framing alone is fine).")
+    encoding = environ.get("HTTP_CONTENT_ENCODING", "identity").strip().lower()
     if encoding not in ("", "identity"):
         raise ProblemError(415, "/problems/unsupported-media-type", "Unsupported media type",
                            f"Content-Encoding {encoding} is not accepted; send the body uncompressed.")
+    config = current_app.config
     try:
-        raw = read_body(request.environ, current_app.config["MAX_CONTENT_LENGTH"],
-                        current_app.config["BODY_TIMEOUT"])
+        raw = read_body(environ, config["MAX_CONTENT_LENGTH"], config["BODY_TIMEOUT"])
     except BodyTooLargeError:
         raise ProblemError(413, "/problems/payload-too-large", "Payload too large",
                            "The request body is over the 1 MiB limit.") from None
     except BodyTimeoutError:
         raise ProblemError(408, "/problems/request-timeout", "Request timeout",
-                           f"The request body did not arrive within {current_app.config['BODY_TIMEOUT']:g} s; "
+                           f"The request body did not arrive within {config['BODY_TIMEOUT']:g} s; "
                            "the connection is closed.") from None
     except BodyFramingError as exc:
         raise ProblemError(400, "/problems/malformed-body", "Malformed body",
@@ -83,6 +92,8 @@ def read_json() -> Any:
 
 def query() -> dict[str, list[str]]:
     """The request's query parameters, every value of each (:data:`service.operations.Query`)."""
+    if not request.environ.get("QUERY_STRING"):
+        return {}  # most requests: no need to parse
     return request.args.to_dict(flat=False)
 
 

@@ -28,6 +28,7 @@ __all__ = ["REQUEST_ID_HEADER", "install", "observe_categories"]
 REQUEST_ID_HEADER = "X-Request-ID"
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+_REQUEST_ID_ENVIRON = "HTTP_" + REQUEST_ID_HEADER.upper().replace("-", "_")
 
 REQUESTS = Counter("gnau_http_requests_total", "HTTP requests served, by route template, method and status.",
                    ["route", "method", "status"])
@@ -75,21 +76,27 @@ def metrics_response() -> Response:
 
 
 def install(app: Flask) -> None:
-    """Request ids (accepted when valid, else generated), request metrics, ``/metrics``."""
+    """Request ids (accepted when valid, else generated), request metrics, ``/metrics``.
+
+    The hooks run on every request, so they touch Flask's context-local proxies as little
+    as possible (each access costs about half a microsecond).
+    """
 
     @app.before_request
     def _start() -> None:
-        given = request.headers.get(REQUEST_ID_HEADER)
+        given = request.environ.get(_REQUEST_ID_ENVIRON)
         g.request_id = given if given is not None and _REQUEST_ID.fullmatch(given) else os.urandom(16).hex()
         g.started = time.perf_counter()
 
     @app.after_request
     def _finish(response: Response) -> Response:
-        response.headers[REQUEST_ID_HEADER] = g.get("request_id", "")
-        route = request.url_rule.rule if request.url_rule is not None else "unmatched"
-        method = request.method if request.method in _METHODS else "other"  # bounded label values
-        _child(_REQUEST_CHILDREN, REQUESTS, (route, method, response.status_code)).inc()
         started = g.get("started")
+        response.headers[REQUEST_ID_HEADER] = g.get("request_id", "")
+        rule = request.url_rule
+        route = rule.rule if rule is not None else "unmatched"
+        method = request.method
+        method = method if method in _METHODS else "other"  # bounded label values
+        _child(_REQUEST_CHILDREN, REQUESTS, (route, method, response.status_code)).inc()
         if started is not None:
             _child(_LATENCY_CHILDREN, LATENCY, (route, method)).observe(time.perf_counter() - started)
         return response

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from flask import Flask
 
 from tests import ROOT
 
@@ -40,3 +41,21 @@ def test_loads_without_the_web_framework(module: str) -> None:
     code = f"import sys, {module}; print(sorted(m for m in sys.modules if m.split('.')[0] in {WEB!r}))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_no_view_or_hook_is_a_coroutine_function(app: Flask) -> None:
+    """ServiceFlask calls views and hooks as they are (no ``async`` bridge): an ``async def``
+    registered anywhere would return a coroutine instead of an answer."""
+    import inspect
+
+    from service.http.app import ServiceFlask
+
+    assert isinstance(app, ServiceFlask)
+    registered = list(app.view_functions.values())
+    for table in (app.before_request_funcs, app.after_request_funcs, app.teardown_request_funcs,
+                  app.url_value_preprocessors, app.url_default_functions, app.template_context_processors):
+        registered += [f for funcs in table.values() for f in funcs]
+    registered += [f for by_code in app.error_handler_spec.values() for handlers in by_code.values()
+                   for f in handlers.values()]
+    assert len(registered) > 20
+    assert [f for f in registered if inspect.iscoroutinefunction(f)] == []
