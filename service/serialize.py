@@ -320,8 +320,11 @@ def _formations_json(hands: Hands, table: Table, rules: Rules,
     classes = class_indexes(np.take_along_axis(hands.array, ordered, axis=1), presorted=True).tolist()
     entries, text, all_orders = table.entries, _TEXT, _ORDERS
     no_bonus, multiplier = rules.suited_bonus == "none", rules.suited_multiplier
-    forms: dict[tuple[Any, ...], tuple[str, Callable[[tuple[Any, ...]], Any]]] = {}
+    # Templates by layout: the placement (a shared object, so its id is a fixed number),
+    # the Nenku flag and the suited flag, as one int (no tuple to hash per hand).
+    forms: dict[int, tuple[str, Callable[[tuple[Any, ...]], Any]]] = {}
     parts: list[str] = []
+    append = parts.append
     categories: list[str] = []
     for codes, o, k in zip(hands, orders, classes, strict=True):
         a, b, c, d, e = codes
@@ -332,18 +335,20 @@ def _formations_json(hands: Hands, table: Table, rules: Rules,
             slot, suited = choose_slot(entry, codes, all_orders[o], rules)
             payout = entry.payout * multiplier if suited else entry.payout
         if slot is None:
-            key: tuple[Any, ...] = (None, False, suited)
+            layout = suited
             values: tuple[Any, ...] = (text[a], text[b], text[c], text[d], text[e], entry.category, entry.label,
                                        entry.score, payout)
         else:
-            ox_at, (f, g, h), _, (m, n) = slot.placements[all_orders[o]]
+            placement = slot.by_order[o]
+            _, (f, g, h), _, (m, n) = placement
             p, q = slot.ox_points, slot.power_points
-            key = (ox_at, slot.nenku, suited)
+            layout = id(placement) << 2 | slot.nenku << 1 | suited
             values = (text[a], text[b], text[c], text[d], text[e], entry.category, entry.label, entry.score,
                       payout, p[f], p[g], p[h], q[m], q[n])
-        form = forms.get(key)
+        form = forms.get(layout)
         if form is None:
-            form = forms[key] = _template(*key, fields)
-        parts.append(form[0] % form[1](values))
+            key = (None, False, suited) if slot is None else (slot.by_order[o][0], slot.nenku, suited)
+            form = forms[layout] = _template(*key, fields)
+        append(form[0] % form[1](values))
         categories.append(entry.category)
     return orjson.Fragment("[" + ",".join(parts) + "]"), categories

@@ -88,6 +88,10 @@ def _placements(ox: tuple[int, ...]) -> dict[tuple[int, ...], Placement]:
 PLACEMENTS: dict[tuple[int, ...], dict[tuple[int, ...], Placement]] = {
     ox: _placements(ox) for ox in combinations(range(5), 3)
 }
+#: The same placements (shared objects), by the order's index in ``permutations(range(5))``.
+PLACEMENTS_BY_ORDER: dict[tuple[int, ...], tuple[Placement, ...]] = {
+    ox: tuple(by_order[order] for order in permutations(range(5))) for ox, by_order in PLACEMENTS.items()
+}
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,8 @@ class FormationSlot:
     :param power_points: the points each power card takes.
     :param nenku: the power cards are a Nenku.
     :ivar placements: the :data:`Placement` of this slot's cards per sort order.
+    :ivar by_order: the same placements as a tuple, by the order's index in
+        ``itertools.permutations(range(5))`` (no hashing of the order).
     """
 
     ox: tuple[int, int, int]
@@ -108,9 +114,11 @@ class FormationSlot:
     power_points: tuple[int, int]
     nenku: bool
     placements: dict[tuple[int, ...], Placement] = field(init=False, compare=False, hash=False, repr=False)
+    by_order: tuple[Placement, ...] = field(init=False, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "placements", PLACEMENTS[self.ox])
+        object.__setattr__(self, "by_order", PLACEMENTS_BY_ORDER[self.ox])
 
 
 @dataclass(frozen=True)

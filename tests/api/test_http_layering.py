@@ -8,6 +8,7 @@ import ast
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -51,7 +52,7 @@ def test_no_view_or_hook_is_a_coroutine_function(app: Flask) -> None:
     from service.http.app import ServiceFlask
 
     assert isinstance(app, ServiceFlask)
-    registered = list(app.view_functions.values())
+    registered: list[Any] = list(app.view_functions.values())
     for table in (app.before_request_funcs, app.after_request_funcs, app.teardown_request_funcs,
                   app.url_value_preprocessors, app.url_default_functions, app.template_context_processors):
         registered += [f for funcs in table.values() for f in funcs]
