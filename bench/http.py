@@ -8,19 +8,19 @@ address, ``GNAU_DRAIN_SECONDS=0`` for a quick stop and, for the echo floor,
 
 * **ratio**: requests/s of ``POST /v1/evaluations`` (one realistic hand) over requests/s of
   ``POST /echo`` (the same small JSON body echoed by a bare Flask view). Runs alternate
-  between the two servers and the medians are compared (goal ≥ 0.7);
+  between the two servers and the medians are compared (goal ≥ 0.85, issue 15; it was 0.7);
 * **p99 at half load**: each server driven at half of its measured maximum, the median of
   three runs' p99. wrk 4.1 has no ``-R`` (that is wrk2), so the rate is held by wrk's Lua
   ``delay()`` hook (a uniformly jittered pause before each request on each connection, so
   the connections do not fall into step and send in bursts), calibrated until the achieved
   rate matches; runs alternate between the two servers, and the achieved rate is printed
-  beside the p99 (goal < 10 ms for the evaluation endpoint). Latency is wrk's, from the request's first byte out to the whole
+  beside the p99 (goal < 5 ms for the evaluation endpoint, issue 15; it was 10 ms). Latency is wrk's, from the request's first byte out to the whole
   response in; a paced closed loop under-reports queueing only when the server stalls,
   which the p99 would show anyway;
 * **slow clients**: the same half-load pace while 200 idle connections and 50 requests
   that sent 8 of their 100 body bytes are held open (goal p99 < 100 ms);
 * **batch**: ``POST /v1/evaluations/batch`` with 10,000 random hands, one request at a time
-  through a server with ``GNAU_WORKERS=1``, end to end (goal ≥ 150,000 hands/s);
+  through a server with ``GNAU_WORKERS=1``, end to end (goal ≥ 300,000 hands/s, issue 15; it was 150,000);
 * a 10-player settlement (two decks) and a 1,000-hand ranking, requests/s.
 
 The load tool is wrk (Debian package ``wrk``; installed with apt-get when missing and
@@ -236,10 +236,10 @@ def _service_rows(driver: Driver, workdir: Path, rounds: int, seconds: float,
         Row("HTTP", f"echo floor `POST /echo` (bare Flask), {conditions}, median of {rounds} x {seconds:g} s",
             rate(echo_max, 1, "requests")),
         Row("HTTP", "`POST /v1/evaluations`, one hand, same conditions", rate(app_max, 1, "requests")),
-        Row("HTTP", "HTTP ratio: evaluations / echo", f"{ratio:.2f}", "≥ 0.7", ratio >= 0.7),
+        Row("HTTP", "HTTP ratio: evaluations / echo", f"{ratio:.2f}", "≥ 0.85", ratio >= 0.85),
         Row("HTTP", f"`POST /v1/evaluations` p99 at half load ({rate(app_half.rps, 1, 'requests')} held; "
             f"median of 3 x {seconds:g} s)",
-            f"{app_half.p99_ms:.1f} ms (p50 {app_half.p50_ms:.1f} ms)", "< 10 ms", app_half.p99_ms < 10),
+            f"{app_half.p99_ms:.1f} ms (p50 {app_half.p50_ms:.1f} ms)", "< 5 ms", app_half.p99_ms < 5),
         Row("HTTP", f"echo p99 at half load ({rate(echo_half.rps, 1, 'requests')} held)",
             f"{echo_half.p99_ms:.1f} ms (p50 {echo_half.p50_ms:.1f} ms)"),
         Row("HTTP", "`POST /v1/evaluations` p99 at half load with 200 idle connections and 50 stalled "
@@ -277,7 +277,7 @@ def _batch_rows(driver: Driver, workdir: Path, seconds: float) -> list[Row]:
         Row("HTTP", f"`POST /v1/evaluations/batch`, 10,000 hands ({len(body) / 1e3:.0f} kB), "
             f"1 worker, 1 conn., end to end, {driver.tool}",
             f"{rate(hands, 1, 'hands')} ({1000 / batch_rps:.0f} ms a request)",
-            "≥ 150,000 hands/s", hands >= 150_000),
+            "≥ 300,000 hands/s", hands >= 300_000),
         Row("HTTP", "`POST /v1/evaluations/batch?fields=label,score`, same 10,000 hands, 1 worker, "
             "1 conn., end to end", f"{rate(sparse_hands, 1, 'hands')} ({1000 / sparse_rps:.0f} ms a request)",
             "≥ 1,000,000 hands/s", sparse_hands >= 1_000_000),
