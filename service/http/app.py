@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from flask import Flask, Response
+from flask import Flask
 
 from service.engine.cost import prepare as prepare_analyses
 from service.engine.tables import pin_table
@@ -13,8 +13,9 @@ from service.http import cors, observability
 from service.http.analyses import analyses
 from service.http.budget import AnalysisBudget
 from service.http.docs import docs
+from service.http.middleware import EveryAnswer
 from service.http.ops import ops, reject_query_on_reads
-from service.http.problems import register_error_handlers, sorted_methods
+from service.http.problems import register_error_handlers
 from service.http.profiles import profiles
 from service.http.runtime import Runtime, ServerState
 from service.http.scoring import scoring
@@ -65,10 +66,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         budget=AnalysisBudget(float(app.config["ANALYSIS_BUDGET_SECONDS"]),
                               float(app.config["ANALYSIS_POOL_SECONDS"])),
     ).install(app)
+    app.wsgi_app = EveryAnswer(app.wsgi_app)  # type: ignore[method-assign]
     observability.install(app)
     rt.cors_origins = cors.install(app)
     app.before_request(reject_query_on_reads)
-    app.after_request(_no_sniffing)
     register_error_handlers(app)
     for blueprint in (scoring, profiles, ops, analyses, docs):
         app.register_blueprint(blueprint)
@@ -78,12 +79,3 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     rt.state.ready = True
     return app
 
-
-def _no_sniffing(response: Response) -> Response:
-    """Every response is what its Content-Type says: browsers must not guess (a problem
-    body that echoes ``<script>`` stays JSON)."""
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    allow = response.headers.get("Allow")
-    if allow:  # Werkzeug lists methods from a set, in an order that varies between processes
-        response.headers["Allow"] = sorted_methods(allow)
-    return response

@@ -14,12 +14,13 @@ from collections.abc import Iterable
 from typing import Any
 
 import orjson
-from flask import Flask, g, request
+from flask import Flask, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response
 
 from service.engine.text import clip, echo
 from service.errors import ErrorItem, InvalidRequestError
+from service.http.observability import request_id
 from service.profiles import UnknownProfileError
 
 __all__ = [
@@ -105,7 +106,7 @@ def problem_response(status: int, detail: str, *, type_: str | None = None,
         "status": status,
         "detail": clip(detail, _DETAIL_LIMIT),
         "instance": clip(request.path, _ITEM_LIMIT),
-        "request_id": g.get("request_id", ""),
+        "request_id": request_id(),
     }
     if errors is not None:
         # The last bound on echoes: a pointer may hold a key the caller made up.
