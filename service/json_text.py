@@ -24,7 +24,7 @@ from service.engine.text import echo
 from service.errors import pointer
 
 __all__ = ["MAX_BODY_BYTES", "SURROGATE_DETAIL", "MalformedJSONError", "decode_utf8", "parse_json_text",
-           "surrogate_pointers"]
+           "read_json_text", "surrogate_pointers"]
 
 #: The largest request body, in bytes (1 MiB): the API's limit and ``gnau --file``'s.
 MAX_BODY_BYTES = 1024 * 1024
@@ -176,15 +176,28 @@ def parse_json_text(text: str, what: str = "The body") -> Any:
         ...
     service.json_text.MalformedJSONError: The body is not valid JSON: duplicate key 'a' in an object
     """
+    return read_json_text(text, what)[0]
+
+
+def read_json_text(text: str, what: str = "The body") -> tuple[Any, list[str]]:
+    """:func:`parse_json_text`, and :func:`surrogate_pointers` of the data: what the API and
+    the ``gnau`` command read. Data orjson read holds no lone surrogate (orjson refuses
+    them), so only the standard library's is searched.
+
+    :raises MalformedJSONError: as :func:`parse_json_text`.
+
+    >>> read_json_text('{"a": ["\\\\ud800", "AS"]}')
+    ({'a': ['\ud800', 'AS']}, ['/a/0'])
+    """
     try:
         data = orjson.loads(text)
     except orjson.JSONDecodeError:
         pass  # the standard library words the problem
     else:
         if _same_as_strict(text, data):
-            return data
+            return data, []
     try:
-        return json.loads(text, object_pairs_hook=_reject_duplicate_keys, parse_constant=_reject_constant)
+        data = json.loads(text, object_pairs_hook=_reject_duplicate_keys, parse_constant=_reject_constant)
     except RecursionError:
         raise MalformedJSONError(f"{what} is not valid JSON: it is nested too deeply.") from None
     except ValueError as exc:
@@ -192,6 +205,7 @@ def parse_json_text(text: str, what: str = "The body") -> Any:
         if "int_max_str_digits" in message or "Exceeds the limit" in message:
             message = "a number has more than 4,300 digits"
         raise MalformedJSONError(f"{what} is not valid JSON: {message}") from None
+    return data, surrogate_pointers(text, data)
 
 
 def _walk(value: Any, path: tuple[object, ...]) -> list[str]:

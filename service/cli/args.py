@@ -15,8 +15,7 @@ from service.json_text import (
     SURROGATE_DETAIL,
     MalformedJSONError,
     decode_utf8,
-    parse_json_text,
-    surrogate_pointers,
+    read_json_text,
 )
 
 __all__ = ["BAD_INPUT", "InputError", "apply_bets", "parse_player", "parse_ranked_hand", "parse_rules", "parse_seat",
@@ -123,10 +122,9 @@ def strict_json(text: str, what: str) -> Any:
     :raises InputError: ``what``, then the API's words, e.g. ``--rules is not valid JSON: ...``.
     """
     try:
-        data = parse_json_text(text, what)
+        data, bad = read_json_text(text, what)
     except MalformedJSONError as exc:
         raise InputError(str(exc)) from None
-    bad = surrogate_pointers(text, data)
     if bad:
         raise InputError("; ".join(f"{what} {p or '(body)'}: {SURROGATE_DETAIL}" for p in bad))
     return data

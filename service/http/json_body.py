@@ -19,8 +19,7 @@ from service.json_text import (
     SURROGATE_DETAIL,
     MalformedJSONError,
     decode_utf8,
-    parse_json_text,
-    surrogate_pointers,
+    read_json_text,
 )
 
 __all__ = ["json_response", "query", "read_json"]
@@ -80,11 +79,9 @@ def read_json() -> Any:
         raise ProblemError(400, "/problems/malformed-body", "Malformed body",
                            f"The request body cannot be read: {exc}.") from None
     try:
-        text = decode_utf8(raw)
-        body = parse_json_text(text)
+        body, bad = read_json_text(decode_utf8(raw))
     except MalformedJSONError as exc:
         raise _malformed(str(exc)) from None
-    bad = surrogate_pointers(text, body)
     if bad:
         raise validation_problem({"pointer": p, "detail": SURROGATE_DETAIL} for p in bad)
     return body
