@@ -11,7 +11,7 @@ equal data for the same hand.
 The batch endpoint goes one step further with :func:`evaluations_json`: the answer's
 ``evaluations`` array as JSON text (an ``orjson.Fragment``), for hands read in one pass
 (:class:`~service.engine.batch.Hands`). A class-only fieldset (``label,score``) is
-scored with numpy (:func:`~service.engine.tables.evaluate_many`) and each class's JSON
+scored with numpy (the classes of the sorted hands, :attr:`Hands.sorted`) and each class's JSON
 written once; a full answer fills, per hand, a text template that :func:`_evaluation`
 wrote once per formation layout (:func:`_template`), with no dict per hand. Each gives
 byte for byte what ``orjson.dumps(evaluation_dicts(...))`` gives (the tests compare).
@@ -44,7 +44,7 @@ from service.engine.evaluate import use_table
 from service.engine.hand import Evaluation
 from service.engine.reference import evaluate_reference
 from service.engine.rules import CATEGORIES, Rules
-from service.engine.tables import Table, choose_slot, evaluate_many, resolve_many
+from service.engine.tables import Table, choose_slot, resolve_many
 from service.engine.text import echo
 
 __all__ = ["EVALUATION_FIELDS", "evaluate_batch", "evaluation_dict", "evaluation_dicts", "evaluations_json",
@@ -247,7 +247,8 @@ def _classes_json(hands: Hands, table: Table, rules: Rules,
     label and payout follow from the category and strength. So each distinct score's
     JSON is written once, from the entry of the first hand with it.
     """
-    scores, categories = evaluate_many(hands.array, rules)
+    classes = class_indexes(hands.sorted, presorted=True)
+    scores, categories = table.scores[classes], table.categories[classes]
     distinct, first = np.unique(scores, return_index=True)
     texts: npt.NDArray[np.object_] = np.empty(int(distinct[-1]) + 1, dtype=object)
     for score, i in zip(distinct.tolist(), first.tolist(), strict=True):

@@ -144,6 +144,12 @@ class Hands(Sequence[tuple[int, ...]]):
     def __repr__(self) -> str:
         return repr(self._rows)
 
+    @cached_property
+    def sorted(self) -> npt.NDArray[np.uint8]:
+        """Each hand's codes sorted ascending, ``(n, 5)``: sorted once for the repeat check
+        and the class lookup."""
+        return np.sort(self.array, axis=1)
+
     def repeating(self, decks: int) -> list[int]:
         """The indexes of the hands holding some card more than ``decks`` times (numpy: in a
         row sorted by code, a card is there more than ``d`` times when the cards ``d``
@@ -156,7 +162,7 @@ class Hands(Sequence[tuple[int, ...]]):
         """
         if decks >= HAND_SIZE:
             return []
-        ordered = np.sort(self.array, axis=1)
+        ordered = self.sorted
         found: list[int] = np.flatnonzero((ordered[:, decks:] == ordered[:, :-decks]).any(axis=1)).tolist()
         return found
 
