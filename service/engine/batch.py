@@ -49,8 +49,10 @@ _HAND_ENDS = np.array([ord(",")] * (HAND_SIZE - 1) + [ord(";")], dtype=np.uint32
 
 
 def _codes_at_once(values: Sequence[list[object]]) -> bytes | None:
-    """The codes of hands of :data:`HAND_SIZE` tokens each, one byte each, when every token
-    is a card's spelling (2 or 3 characters); else ``None`` (read them one by one).
+    """The codes of hands of :data:`HAND_SIZE` tokens each (the caller checks each hand's
+    length: a token holding commas could otherwise stand in for missing ones), one byte
+    each, when every token is a card's spelling (2 or 3 characters); else ``None`` (read
+    them one by one).
 
     The tokens are joined into one text, each followed by a comma (the last of a hand by
     a semicolon), with no hashing of 50,000 fresh strings, and looked up by the numbers of
@@ -63,7 +65,7 @@ def _codes_at_once(values: Sequence[list[object]]) -> bytes | None:
     [3, 38, 36, 5, 48]
     >>> [_codes_at_once([["AS", "10h", "t♦", "2C", bad]]) for bad in ("KD!", "K", "", "K,D", "K;", "KX")]
     [None, None, None, None, None, None]
-    >>> _codes_at_once([["AS", "10h", "t♦", "2C"], ["KD", "AS", "10h", "t♦", "2C", "KD"]]) is None
+    >>> _codes_at_once([["AS", "10h", "t♦", "2C", "KD,AS"], ["10h", "t♦", "2C", "KD", "QS"]]) is None
     True
     """
     if not values:
@@ -74,9 +76,9 @@ def _codes_at_once(values: Sequence[list[object]]) -> bytes | None:
     except (TypeError, UnicodeEncodeError):  # a token that is not text, or a lone surrogate
         return None
     ends = np.flatnonzero((points == 44) | (points == 59))
-    if len(ends) != len(values) * HAND_SIZE:  # a hand of another size, or a token holds "," or ";"
+    if len(ends) != len(values) * HAND_SIZE:  # a token holds "," or ";"
         return None
-    if not (points[ends].reshape(-1, HAND_SIZE) == _HAND_ENDS).all():  # hands of 5, in step
+    if not (points[ends].reshape(-1, HAND_SIZE) == _HAND_ENDS).all():  # separators in step
         return None
     starts = np.empty_like(ends)
     starts[0] = 0
@@ -185,9 +187,9 @@ def read_hands(values: Sequence[object]) -> tuple[Sequence[Sequence[int | None]]
     >>> read_hands([["AS", "2D", "3C", "4H", "5S"], ["AS"]])
     ([[3, 4, 9, 14, 19], [3]], {1: {None: 'a hand is exactly 5 cards, got 1'}})
     """
-    if set(map(type, values)) <= {list}:
+    if set(map(type, values)) <= {list} and set(map(len, values)) <= {HAND_SIZE}:  # type: ignore[arg-type]
         flat = _codes_at_once(values)  # type: ignore[arg-type]
-        if flat is None and set(map(len, values)) <= {HAND_SIZE}:  # type: ignore[arg-type]
+        if flat is None:
             try:
                 flat = bytes(list(map(CARD_CODES.get, chain.from_iterable(values))))  # type: ignore[arg-type]
             except TypeError:  # a token that is not a card (None), or unhashable

@@ -119,6 +119,21 @@ def test_one_near_miss_among_good_hands_is_read_as_hand_by_hand(token: object, a
     assert isinstance(hands, Hands) == (not problems)
 
 
+@pytest.mark.parametrize("hand", [["AS,2D", "3C", "4H", "5S"], ["AS,2D,3C,4H,5S"], ["AS;2D", "3C", "4H", "5S"],
+                                  ["AS", "2D", "3C", "4H,5S"], ["AS,2D", "3C", "4H", "5S", "6D;7C"]])
+def test_tokens_holding_separators_never_stand_in_for_cards(hand: list[object]) -> None:
+    """Cards joined inside one token are one bad token, as hand by hand, however the
+    commas make up for the missing tokens (found by an adversarial review)."""
+    from service.engine.batch import read_hands
+    from service.engine.cards import read_hand
+
+    values: list[list[object]] = [["KD", "QS", "JH", "10C", "9D"], hand]
+    hands, problems = read_hands(values)
+    assert problems == {1: read_hand(hand)[1]}
+    assert problems[1]
+    assert [list(h) for h in hands] == [read_hand(h)[0] for h in values]
+
+
 @pytest.mark.parametrize("sizes", [(4, 6), (6, 4), (5, 4), (4,), (0, 5), (10,)])
 def test_hands_of_other_sizes_are_read_as_hand_by_hand(sizes: tuple[int, ...]) -> None:
     from service.engine.batch import read_hands
