@@ -27,6 +27,7 @@ True
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from itertools import permutations
@@ -239,23 +240,39 @@ _CATEGORY_NAMES: npt.NDArray[np.object_] = np.array([str(c) for c in CATEGORIES]
 
 def _classes_json(hands: Hands, table: Table, rules: Rules,
                   fields: tuple[str, ...]) -> tuple[orjson.Fragment, list[str]]:
-    """The evaluations' JSON array for class-only ``fields``, scored with numpy, and the
-    hands' categories.
+    """The evaluations' JSON array for class-only ``fields``, and the hands' categories:
+    each hand's class found with numpy, and its text looked up (:func:`_class_texts`)."""
+    classes = class_indexes(hands.sorted, presorted=True)
+    names: list[str] = _CATEGORY_NAMES[table.categories[classes]].tolist()
+    return orjson.Fragment(b"[" + b",".join(_class_texts(table, fields)[classes].tolist()) + b"]"), names
+
+
+#: :func:`_class_texts` by table, kept only while the engine keeps the table.
+_CLASS_TEXTS: weakref.WeakKeyDictionary[Table, dict[tuple[str, ...], npt.NDArray[np.object_]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _class_texts(table: Table, fields: tuple[str, ...]) -> npt.NDArray[np.object_]:
+    """Each class's evaluation with class-only ``fields`` as JSON bytes, by class index:
+    written once per table and fieldset (a few ms, about 70 kB; at most 15 fieldsets a
+    table), and dropped with the table.
 
     Under one set of rules a hand's score determines its category, label and payout
     (without a suited bonus): ``score = (rank of the category) * 100 + strength`` and the
     label and payout follow from the category and strength. So each distinct score's
-    JSON is written once, from the entry of the first hand with it.
+    text is written once and shared by its classes.
     """
-    classes = class_indexes(hands.sorted, presorted=True)
-    scores, categories = table.scores[classes], table.categories[classes]
-    distinct, first = np.unique(scores, return_index=True)
-    texts: npt.NDArray[np.object_] = np.empty(int(distinct[-1]) + 1, dtype=object)
-    for score, i in zip(distinct.tolist(), first.tolist(), strict=True):
-        entry = table.lookup(hands[i])
-        texts[score] = orjson.dumps({f: getattr(entry, f) for f in fields})
-    names: list[str] = _CATEGORY_NAMES[categories].tolist()
-    return orjson.Fragment(b"[" + b",".join(texts[scores].tolist()) + b"]"), names
+    known = _CLASS_TEXTS.setdefault(table, {})
+    texts = known.get(fields)
+    if texts is None:
+        by_score: dict[int, bytes] = {}
+        texts = known[fields] = np.empty(len(table.entries), dtype=object)
+        for k, entry in enumerate(table.entries):
+            text = by_score.get(entry.score)
+            if text is None:
+                text = by_score[entry.score] = orjson.dumps({f: getattr(entry, f) for f in fields})
+            texts[k] = text
+    return texts
 
 
 def _order_index() -> npt.NDArray[np.intp]:
