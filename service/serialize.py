@@ -292,35 +292,40 @@ _ORDER_INDEX = _order_index()
 _HOLE = re.compile(r'"@n(\d+)@"|@s(\d+)@')
 
 
-@lru_cache(maxsize=4096)
-def _template(ox_at: tuple[int, ...] | None, nenku: bool, suited: bool,
-              fields: tuple[str, ...] | None) -> tuple[str, Callable[[tuple[Any, ...]], Any]]:
+@lru_cache(maxsize=256)
+def _template(formed: bool, nenku: bool, suited: bool,
+              fields: tuple[str, ...] | None) -> tuple[str, Callable[[tuple[Any, ...]], Any] | None]:
     """One evaluation's JSON text as :func:`_evaluation` writes it, with ``%s`` holes.
 
-    A hand's values are ``(5 card texts, category, label, score, payout, 3 ox points,
-    2 power points)``; the text depends on the rest only: the ox cards' positions in the
-    hand (``None`` without a formation), the flags and the fieldset. Card texts, category
-    names and labels need no JSON escapes, so they go into the holes as they are.
+    A hand's values are ``(5 card texts, category, label, score, payout)`` and, with a
+    formation, ``(3 ox card texts, their points, 2 power card texts, their points)``: the
+    order of the holes of every member, so the text depends only on whether the hand has
+    a formation, the flags and the fieldset. Card texts, category names and labels need no
+    JSON escapes, so they go into the holes as they are.
 
-    :return: the text (``%``-format) and the getter of its values from a hand's values.
+    :return: the text (``%``-format) and the getter of its values from a hand's values
+        (``None``: all of them, in order).
 
-    >>> text, values = _template((0, 1, 3), False, False, ("hand", "ox"))
+    >>> text, values = _template(True, False, False, ("hand", "ox"))
     >>> text
     '{"hand":["%s","%s","%s","%s","%s"],"ox":{"cards":["%s","%s","%s"],"points":[%s,%s,%s]}}'
-    >>> values(tuple(range(14)))
-    (0, 1, 2, 3, 4, 0, 1, 3, 9, 10, 11)
+    >>> values(tuple(range(19)))
+    (0, 1, 2, 3, 4, 9, 10, 11, 12, 13, 14)
+    >>> _template(False, False, False, None)[1] is None
+    True
     """
-    holes: list[Any] = [f"@s{i}@" for i in range(7)] + [f"@n{i}@" for i in range(7, 14)]
-    hand = holes[:HAND_SIZE]
-    if ox_at is None:
-        evaluation = _evaluation(hand, holes[5], holes[6], holes[7], holes[8], None, [], None, [], nenku, suited)
+    kinds = "sssssssnnsssnnnssnn"  # a hole in a JSON string (s), or a whole number (n)
+    holes: list[Any] = [f"@{kind}{i}@" for i, kind in enumerate(kinds)]
+    if formed:
+        evaluation = _evaluation(holes[:HAND_SIZE], holes[5], holes[6], holes[7], holes[8], holes[9:12],
+                                 holes[12:15], holes[15:17], holes[17:19], nenku, suited)
     else:
-        power_at = [p for p in range(HAND_SIZE) if p not in ox_at]
-        evaluation = _evaluation(hand, holes[5], holes[6], holes[7], holes[8], [hand[i] for i in ox_at],
-                                 holes[9:12], [hand[i] for i in power_at], holes[12:14], nenku, suited)
+        evaluation = _evaluation(holes[:HAND_SIZE], holes[5], holes[6], holes[7], holes[8], None, [], None, [],
+                                 nenku, suited)
     text = orjson.dumps(select(evaluation, fields)).decode()
     order = [int(n or s) for n, s in _HOLE.findall(text)]
-    getter: Callable[[tuple[Any, ...]], Any] = itemgetter(*order) if order else (lambda _: ())
+    getter: Callable[[tuple[Any, ...]], Any] | None = (
+        None if order == list(range(19 if formed else 9)) else itemgetter(*order) if order else (lambda _: ()))
     return _HOLE.sub("%s", text.replace("%", "%%")), getter
 
 
@@ -338,9 +343,8 @@ def _formations_json(hands: Hands, table: Table, rules: Rules,
     classes = class_indexes(np.take_along_axis(hands.array, ordered, axis=1), presorted=True).tolist()
     entries, text, all_orders = table.entries, _TEXT, _ORDERS
     no_bonus, multiplier = rules.suited_bonus == "none", rules.suited_multiplier
-    # Templates by layout: the placement (a shared object, so its id is a fixed number),
-    # the Nenku flag and the suited flag, as one int (no tuple to hash per hand).
-    forms: dict[int, tuple[str, Callable[[tuple[Any, ...]], Any]]] = {}
+    # Templates by whether the hand has a formation, its Nenku flag and its suited flag.
+    forms = [_template(bool(i & 4), bool(i & 2), bool(i & 1), fields) for i in range(8)]
     parts: list[str] = []
     append = parts.append
     categories: list[str] = []
@@ -353,20 +357,16 @@ def _formations_json(hands: Hands, table: Table, rules: Rules,
             slot, suited = choose_slot(entry, codes, all_orders[o], rules)
             payout = entry.payout * multiplier if suited else entry.payout
         if slot is None:
-            layout = suited
+            form, getter = forms[suited]
             values: tuple[Any, ...] = (text[a], text[b], text[c], text[d], text[e], entry.category, entry.label,
                                        entry.score, payout)
         else:
-            placement = slot.by_order[o]
-            _, (f, g, h), _, (m, n) = placement
+            (i, j, h), (f, g, n), (r, s), (t, u) = slot.by_order[o]
             p, q = slot.ox_points, slot.power_points
-            layout = id(placement) << 2 | slot.nenku << 1 | suited
+            form, getter = forms[4 | slot.nenku << 1 | suited]
             values = (text[a], text[b], text[c], text[d], text[e], entry.category, entry.label, entry.score,
-                      payout, p[f], p[g], p[h], q[m], q[n])
-        form = forms.get(layout)
-        if form is None:
-            key = (None, False, suited) if slot is None else (slot.by_order[o][0], slot.nenku, suited)
-            form = forms[layout] = _template(*key, fields)
-        append(form[0] % form[1](values))
+                      payout, text[codes[i]], text[codes[j]], text[codes[h]], p[f], p[g], p[n],
+                      text[codes[r]], text[codes[s]], q[t], q[u])
+        append(form % (values if getter is None else getter(values)))
         categories.append(entry.category)
     return orjson.Fragment("[" + ",".join(parts) + "]"), categories
