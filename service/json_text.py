@@ -23,8 +23,7 @@ import orjson
 from service.engine.text import echo
 from service.errors import pointer
 
-__all__ = ["MAX_BODY_BYTES", "SURROGATE_DETAIL", "MalformedJSONError", "decode_utf8", "parse_json_text",
-           "read_json_text", "surrogate_pointers"]
+__all__ = ["MAX_BODY_BYTES", "SURROGATE_DETAIL", "MalformedJSONError", "decode_utf8", "read_json_text"]
 
 #: The largest request body, in bytes (1 MiB): the API's limit and ``gnau --file``'s.
 MAX_BODY_BYTES = 1024 * 1024
@@ -163,31 +162,23 @@ def _same_as_strict(text: str, data: Any) -> bool:
     return _key_count(data) == colons
 
 
-def parse_json_text(text: str, what: str = "The body") -> Any:
-    """The data of strict JSON ``text``.
+def read_json_text(text: str, what: str = "The body") -> tuple[Any, list[str]]:
+    """The data of strict JSON ``text``, and :func:`_surrogate_pointers` of it: what the API
+    reads a body with, and the ``gnau`` command its ``--file`` and ``--rules``. Data orjson
+    read holds no lone surrogate (orjson refuses them), so only the standard library's is
+    searched.
 
     :param what: what the text is, to begin the message (the API's ``"The body"``).
     :raises MalformedJSONError: e.g. ``"The body is not valid JSON: duplicate key 'a' in an object"``.
 
-    >>> parse_json_text('{"a": [1, 2.5]}')
-    {'a': [1, 2.5]}
-    >>> parse_json_text('{"a": 1, "a": 2}')
+    >>> read_json_text('{"a": [1, 2.5]}')
+    ({'a': [1, 2.5]}, [])
+    >>> read_json_text('{"a": ["\\\\ud800", "AS"]}')
+    ({'a': ['\\ud800', 'AS']}, ['/a/0'])
+    >>> read_json_text('{"a": 1, "a": 2}')
     Traceback (most recent call last):
         ...
     service.json_text.MalformedJSONError: The body is not valid JSON: duplicate key 'a' in an object
-    """
-    return read_json_text(text, what)[0]
-
-
-def read_json_text(text: str, what: str = "The body") -> tuple[Any, list[str]]:
-    """:func:`parse_json_text`, and :func:`surrogate_pointers` of the data: what the API and
-    the ``gnau`` command read. Data orjson read holds no lone surrogate (orjson refuses
-    them), so only the standard library's is searched.
-
-    :raises MalformedJSONError: as :func:`parse_json_text`.
-
-    >>> read_json_text('{"a": ["\\\\ud800", "AS"]}')
-    ({'a': ['\ud800', 'AS']}, ['/a/0'])
     """
     try:
         data = orjson.loads(text)
@@ -205,7 +196,7 @@ def read_json_text(text: str, what: str = "The body") -> tuple[Any, list[str]]:
         if "int_max_str_digits" in message or "Exceeds the limit" in message:
             message = "a number has more than 4,300 digits"
         raise MalformedJSONError(f"{what} is not valid JSON: {message}") from None
-    return data, surrogate_pointers(text, data)
+    return data, _surrogate_pointers(text, data)
 
 
 def _walk(value: Any, path: tuple[object, ...]) -> list[str]:
@@ -225,11 +216,11 @@ def _walk(value: Any, path: tuple[object, ...]) -> list[str]:
     return found
 
 
-def surrogate_pointers(text: str, data: Any) -> list[str]:
+def _surrogate_pointers(text: str, data: Any) -> list[str]:
     """Pointers to the strings (and keys) of ``data``, parsed from ``text``, that hold a lone
     UTF-16 surrogate escape (each is told :data:`SURROGATE_DETAIL`).
 
-    >>> surrogate_pointers('{"a": ["\\\\ud800"]}', {"a": ["\\ud800"]})
+    >>> _surrogate_pointers('{"a": ["\\\\ud800"]}', {"a": ["\\ud800"]})
     ['/a/0']
     """
     return _walk(data, ()) if "\\u" in text else []  # escapes are rare: walk only then

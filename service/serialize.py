@@ -13,7 +13,7 @@ The batch endpoint goes one step further with :func:`evaluations_json`: the answ
 (:class:`~service.engine.batch.Hands`). A class-only fieldset (``label,score``) is
 scored with numpy (the classes of the sorted hands, :attr:`Hands.sorted`) and each class's JSON
 written once; a full answer fills, per hand, a text template that :func:`_evaluation`
-wrote once per formation layout (:func:`_template`), with no dict per hand. Each gives
+wrote once per fieldset and formation flags (:func:`_template`), with no dict per hand. Each gives
 byte for byte what ``orjson.dumps(evaluation_dicts(...))`` gives (the tests compare).
 
 >>> from service.engine.cards import parse_hand
@@ -228,7 +228,7 @@ def evaluations_json(hands: Sequence[Sequence[int]], rules: Rules,
     table = use_table(rules, len(hands))
     if table is not None and isinstance(hands, Hands):
         if _class_only(fields, rules):
-            return _classes_json(hands, table, rules, fields or ())
+            return _classes_json(hands, table, fields or ())
         return _formations_json(hands, table, rules, fields)
     evaluations, categories = _evaluate_dicts(hands, rules, table, fields)
     return orjson.Fragment(orjson.dumps(evaluations)), categories
@@ -238,8 +238,7 @@ def evaluations_json(hands: Sequence[Sequence[int]], rules: Rules,
 _CATEGORY_NAMES: npt.NDArray[np.object_] = np.array([str(c) for c in CATEGORIES], dtype=object)
 
 
-def _classes_json(hands: Hands, table: Table, rules: Rules,
-                  fields: tuple[str, ...]) -> tuple[orjson.Fragment, list[str]]:
+def _classes_json(hands: Hands, table: Table, fields: tuple[str, ...]) -> tuple[orjson.Fragment, list[str]]:
     """The evaluations' JSON array for class-only ``fields``, and the hands' categories:
     each hand's class found with numpy, and its text looked up (:func:`_class_texts`)."""
     classes = class_indexes(hands.sorted, presorted=True)

@@ -10,8 +10,9 @@ is re-enabled only when the last one leaves, and only if it was on to begin with
 Overlapping users must not keep it off for good (clients that loop batches on several
 connections always have one inside): once it has been off for :data:`MAX_PAUSE` seconds
 in a row, the next user to leave runs a collection of the young generations, so garbage
-with cycles never piles up for longer than that. Only work that allocates no cycles
-belongs inside: parse and validate the request before entering.
+with cycles never piles up for longer than that. Only work whose garbage has no cycles
+belongs inside; a problem raised inside (an exception and its traceback: a cycle) leaves
+the block as it is and waits for the next collection.
 
 >>> import gc
 >>> with paused():

@@ -27,7 +27,7 @@ __all__ = ["REQUEST_ID_HEADER", "install", "observe_categories", "request_id", "
 
 REQUEST_ID_HEADER = "X-Request-ID"
 #: Where :func:`start_request` keeps the request's id and start time in the WSGI environment.
-REQUEST_ID_KEY = "gnau.request_id"
+_REQUEST_ID_KEY = "gnau.request_id"
 _STARTED_KEY = "gnau.started"
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
@@ -85,14 +85,14 @@ def start_request(environ: dict[str, Any]) -> str:
     first thing, and echoes the id in the answer's ``X-Request-ID``."""
     given = environ.get(_REQUEST_ID_ENVIRON)
     found = given if given is not None and _REQUEST_ID.fullmatch(given) else os.urandom(16).hex()
-    environ[REQUEST_ID_KEY] = found
+    environ[_REQUEST_ID_KEY] = found
     environ[_STARTED_KEY] = time.perf_counter()
     return found
 
 
 def request_id() -> str:
     """The current request's id (:func:`start_request`), for problem bodies."""
-    found: str = request.environ.get(REQUEST_ID_KEY, "")
+    found: str = request.environ.get(_REQUEST_ID_KEY, "")
     return found
 
 

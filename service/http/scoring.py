@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import orjson
 from flask import Blueprint, Response
 
 from service import operations
@@ -41,20 +40,11 @@ def evaluate_hand() -> Response:
 @scoring.post("/evaluations/batch")
 def evaluate_hands() -> Response:
     """Evaluate up to 10,000 hands (openapi: ``evaluateHands``); ``fields`` selects members."""
-    rt = runtime()
     # ~100,000 short-lived, acyclic objects (the parsed body, the answer): no cyclic
-    # collection while they live. The response bytes are all that leaves the pause; a
-    # refused request's problem leaves it as an exception (its cycles wait for the next
-    # collection).
+    # collection while they live; a refused request's problem leaves the pause as an
+    # exception (its cycles wait for the next collection).
     with gc_pause.paused():
-        body = read_json()
-        checked = operations.check_hands(body, query(), rt.profiles)
-        answer = operations.evaluate_hands(checked)
-        data = orjson.dumps(answer.body)
-        profile, categories = answer.profile, answer.categories
-        del answer, checked, body
-    rt.observe(profile, categories)
-    return Response(data, mimetype="application/json")
+        return _answer(operations.evaluate_hands)
 
 
 @scoring.post("/rankings")

@@ -5,8 +5,8 @@ or query parameter, or :class:`~service.profiles.UnknownProfileError` for a prof
 resource. The HTTP views (:mod:`service.http`) and the ``gnau`` command (:mod:`service.cli`)
 both call these, so they accept, reject and answer alike.
 
-- scoring (:mod:`.scoring`): :func:`evaluate_hand`, :func:`check_hands` then
-  :func:`evaluate_hands`, :func:`rank_hands`, :func:`settle_round`, :func:`table_exposures`;
+- scoring (:mod:`.scoring`): :func:`evaluate_hand`, :func:`evaluate_hands`, :func:`rank_hands`,
+  :func:`settle_round`, :func:`table_exposures`;
 - profiles (:mod:`.profiles`): :func:`list_profiles`, :func:`get_profile`;
 - analyses (:mod:`.analyses`): :func:`odds_against_dealer`, :func:`get_profile_distribution`,
   :func:`get_profile_house_edge`, :func:`analyse_distribution`, :func:`analyse_house_edge`.
@@ -28,7 +28,6 @@ from service.operations.profiles import get_profile, list_profiles
 from service.operations.scoring import (
     Answer,
     Query,
-    check_hands,
     evaluate_hand,
     evaluate_hands,
     rank_hands,
@@ -42,7 +41,6 @@ __all__ = [
     "Query",
     "analyse_distribution",
     "analyse_house_edge",
-    "check_hands",
     "evaluate_hand",
     "evaluate_hands",
     "get_profile",

@@ -33,7 +33,7 @@ from service.schemas import (
 )
 from service.serialize import evaluate_batch, evaluation_dict, evaluations_json, parse_fields, select
 
-__all__ = ["Answer", "Query", "Scoring", "check_hands", "evaluate_hand", "evaluate_hands",
+__all__ = ["Answer", "Query", "Scoring", "evaluate_hand", "evaluate_hands",
            "exposure_answer", "load", "load_body", "rank_hands", "ranking_answer", "safe_integer_problems",
            "settle_request", "settle_round", "settlement_answer", "settlement_answer_dumped", "table_exposures"]
 
@@ -291,22 +291,14 @@ def evaluate_hand(body: Any, query: Query, profiles: ProfileRegistry, *, with_ev
     return Answer(s.context | evaluation, s.profile.name, categories)
 
 
-def check_hands(body: Any, query: Query, profiles: ProfileRegistry) -> tuple[Scoring, tuple[str, ...] | None]:
-    """``POST /v1/evaluations/batch`` (``evaluateHands``), first step: the checked request
-    and its fieldset. Kept apart from :func:`evaluate_hands` so that the HTTP layer can
-    run the evaluation, which allocates ~100,000 short-lived objects, with the cyclic
-    garbage collector paused, and the checks (and their error objects) outside.
+def evaluate_hands(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
+    """``POST /v1/evaluations/batch`` (``evaluateHands``): up to 10,000 hands, the
+    evaluations as one JSON text (an ``orjson.Fragment``: no Evaluation objects, no dict
+    per hand); ``fields`` selects members.
 
     :raises InvalidRequestError: naming every problem of the request.
     """
-    return load(_BATCH, body, query, profiles, with_fields=True)
-
-
-def evaluate_hands(checked: tuple[Scoring, tuple[str, ...] | None]) -> Answer:
-    """``POST /v1/evaluations/batch`` (``evaluateHands``), second step: up to 10,000 hands
-    of a request :func:`check_hands` checked, the evaluations as one JSON text (an
-    ``orjson.Fragment``: no Evaluation objects, no dict per hand)."""
-    s, fields = checked
+    s, fields = load(_BATCH, body, query, profiles, with_fields=True)
     evaluations, categories = evaluations_json(s.data["hands"], s.rules, fields)
     return Answer(s.context | {"evaluations": evaluations}, s.profile.name, categories)
 
