@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 import weakref
+from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from itertools import permutations
@@ -209,21 +210,22 @@ def _evaluate_dicts(hands: Sequence[Sequence[int]], rules: Rules, table: Table |
 
 
 def evaluations_json(hands: Sequence[Sequence[int]], rules: Rules,
-                     fields: tuple[str, ...] | None = None) -> tuple[orjson.Fragment, list[str]]:
+                     fields: tuple[str, ...] | None = None) -> tuple[orjson.Fragment, dict[str, int]]:
     """The batch answer's ``evaluations``: ``orjson.dumps(evaluation_dicts(...))`` as an
     ``orjson.Fragment``, written faster for :class:`~service.engine.cards.Hands` under rules
-    with a table; and each hand's category (for the metrics).
+    with a table; and how many hands of each category there are (for the metrics).
 
     :param hands: hands of five valid card codes each, in input order.
     :param rules: the rules to evaluate under.
     :param fields: only these members (:func:`parse_fields`); every member when ``None``.
-    :return: the JSON array (embed it with ``orjson.dumps``) and the categories.
+    :return: the JSON array (embed it with ``orjson.dumps``) and the hands by category
+        (only categories with hands).
 
     >>> from service.engine.batch import read_hands
-    >>> hands, _ = read_hands([["3S", "6H", "8D", "4C", "8H"]])
+    >>> hands, _ = read_hands([["3S", "6H", "8D", "4C", "8H"]] * 2)
     >>> text, categories = evaluations_json(hands, Rules(), ("label", "payout"))
     >>> orjson.dumps({"evaluations": text}), categories
-    (b'{"evaluations":[{"label":"Double-Ox 8","payout":2}]}', ['double_ox'])
+    (b'{"evaluations":[{"label":"Double-Ox 8","payout":2},{"label":"Double-Ox 8","payout":2}]}', {'double_ox': 2})
     """
     table = use_table(rules, len(hands))
     if table is not None and isinstance(hands, Hands):
@@ -231,19 +233,25 @@ def evaluations_json(hands: Sequence[Sequence[int]], rules: Rules,
             return _classes_json(hands, table, fields or ())
         return _formations_json(hands, table, rules, fields)
     evaluations, categories = _evaluate_dicts(hands, rules, table, fields)
-    return orjson.Fragment(orjson.dumps(evaluations)), categories
+    return orjson.Fragment(orjson.dumps(evaluations)), dict(Counter(categories))
 
 
-#: The category names as a numpy array, to look up many at once.
-_CATEGORY_NAMES: npt.NDArray[np.object_] = np.array([str(c) for c in CATEGORIES], dtype=object)
+#: The category names by index (the table's ``categories`` array holds indexes).
+_CATEGORY_NAMES: tuple[str, ...] = tuple(str(c) for c in CATEGORIES)
 
 
-def _classes_json(hands: Hands, table: Table, fields: tuple[str, ...]) -> tuple[orjson.Fragment, list[str]]:
-    """The evaluations' JSON array for class-only ``fields``, and the hands' categories:
+def _classes_json(hands: Hands, table: Table, fields: tuple[str, ...]) -> tuple[orjson.Fragment, dict[str, int]]:
+    """The evaluations' JSON array for class-only ``fields``, and the hands by category:
     each hand's class found with numpy, and its text looked up (:func:`_class_texts`)."""
     classes = class_indexes(hands.sorted, presorted=True)
-    names: list[str] = _CATEGORY_NAMES[table.categories[classes]].tolist()
-    return orjson.Fragment(b"[" + b",".join(_class_texts(table, fields)[classes].tolist()) + b"]"), names
+    return (orjson.Fragment(b"[" + b",".join(_class_texts(table, fields)[classes].tolist()) + b"]"),
+            _count_categories(table, classes))
+
+
+def _count_categories(table: Table, classes: npt.NDArray[np.integer[Any]]) -> dict[str, int]:
+    """How many of the hands of ``classes`` (class indexes) fall in each category, with numpy."""
+    counts = np.bincount(table.categories[classes], minlength=len(CATEGORIES)).tolist()
+    return {name: n for name, n in zip(_CATEGORY_NAMES, counts, strict=True) if n}
 
 
 #: :func:`_class_texts` by table, kept only while the engine keeps the table.
@@ -291,6 +299,10 @@ _ORDER_INDEX = _order_index()
 _HOLE = re.compile(r'"@n(\d+)@"|@s(\d+)@')
 
 
+#: Hands whose texts :func:`_formations_json` joins at a time (about 50 kB of text).
+_CHUNK = 256
+
+
 @lru_cache(maxsize=256)
 def _template(formed: bool, nenku: bool, suited: bool,
               fields: tuple[str, ...] | None) -> tuple[str, Callable[[tuple[Any, ...]], Any] | None]:
@@ -329,24 +341,30 @@ def _template(formed: bool, nenku: bool, suited: bool,
 
 
 def _formations_json(hands: Hands, table: Table, rules: Rules,
-                     fields: tuple[str, ...] | None) -> tuple[orjson.Fragment, list[str]]:
+                     fields: tuple[str, ...] | None) -> tuple[orjson.Fragment, dict[str, int]]:
     """The evaluations' JSON array for any fieldset: per hand, a :func:`_template` filled.
 
     What :func:`~service.engine.tables.resolve_many` does per hand (the class, the
     formation slot, its placement by the hand's order), with the classes and the orders of
     the whole batch found by numpy at once
     (:func:`~service.engine.classes.class_indexes`, one sort).
+
+    The hands' texts are joined :data:`_CHUNK` at a time, so the small strings die while
+    they are still in the CPU cache and their memory is taken again for the next ones:
+    kept all at once, 10,000 of them fill about 2 MiB of fresh allocator arenas, which the
+    worker maps (about 500 page faults) and hands back on every request.
     """
     ordered = np.argsort(hands.array, axis=1, kind="stable")
     orders = _ORDER_INDEX[ordered @ _ORDER_DIGITS].tolist()
-    classes = class_indexes(np.take_along_axis(hands.array, ordered, axis=1), presorted=True).tolist()
+    found = class_indexes(np.take_along_axis(hands.array, ordered, axis=1), presorted=True)
+    classes = found.tolist()
     entries, text, all_orders = table.entries, _TEXT, _ORDERS
     no_bonus, multiplier = rules.suited_bonus == "none", rules.suited_multiplier
     # Templates by whether the hand has a formation, its Nenku flag and its suited flag.
     forms = [_template(bool(i & 4), bool(i & 2), bool(i & 1), fields) for i in range(8)]
     parts: list[str] = []
     append = parts.append
-    categories: list[str] = []
+    chunks: list[str] = []
     for codes, o, k in zip(hands, orders, classes, strict=True):
         a, b, c, d, e = codes
         entry = entries[k]
@@ -367,5 +385,9 @@ def _formations_json(hands: Hands, table: Table, rules: Rules,
                       payout, text[codes[i]], text[codes[j]], text[codes[h]], p[f], p[g], p[n],
                       text[codes[r]], text[codes[s]], q[t], q[u])
         append(form % (values if getter is None else getter(values)))
-        categories.append(entry.category)
-    return orjson.Fragment("[" + ",".join(parts) + "]"), categories
+        if len(parts) == _CHUNK:
+            chunks.append(",".join(parts))
+            parts.clear()
+    if parts or not chunks:
+        chunks.append(",".join(parts))
+    return orjson.Fragment("[" + ",".join(chunks) + "]"), _count_categories(table, found)

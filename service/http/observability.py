@@ -9,8 +9,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections import Counter as Tally
-from collections.abc import Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from flask import Flask, Response, request
@@ -57,13 +56,10 @@ def _child(cache: dict[Any, Any], metric: Any, key: tuple[Any, ...]) -> Any:
     return child
 
 
-def observe_categories(profile: str, categories: Sequence[str]) -> None:
-    """Count evaluated hands by profile and category, given each hand's category (the
-    batch path has evaluation data, not :class:`Evaluation` objects)."""
-    if len(categories) == 1:
-        _child(_EVALUATION_CHILDREN, EVALUATIONS, (profile, categories[0])).inc()
-        return
-    for category, n in Tally(categories).items():
+def observe_categories(profile: str, categories: Mapping[str, int]) -> None:
+    """Count evaluated hands by profile and category, given how many hands of each
+    category were evaluated (a batch counts them with numpy, not hand by hand)."""
+    for category, n in categories.items():
         _child(_EVALUATION_CHILDREN, EVALUATIONS, (profile, category)).inc(n)
 
 

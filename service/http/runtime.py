@@ -8,7 +8,7 @@ carried in string-keyed entries that no import shows.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from flask import Flask, current_app
@@ -43,7 +43,7 @@ class Runtime:
     :param profiles: the built-in and the operator's profiles.
     :param state: readiness and draining (gunicorn.conf.py's SIGTERM hook sets ``draining``).
     :param budget: the compute budget of uncached analyses (per worker).
-    :param observe: counts evaluated hands: ``observe(profile name, categories)``.
+    :param observe: counts evaluated hands: ``observe(profile name, {category: hands})``.
     :param cors_origins: the origins allowed by CORS (empty: CORS is off).
     :param openapi: the contract as served (with the operator's profiles), built on first use.
     """
@@ -51,7 +51,7 @@ class Runtime:
     profiles: ProfileRegistry = field(default_factory=ProfileRegistry)
     state: ServerState = field(default_factory=ServerState)
     budget: AnalysisBudget = field(default_factory=_default_budget)
-    observe: Callable[[str, Sequence[str]], None] = observe_categories
+    observe: Callable[[str, Mapping[str, int]], None] = observe_categories
     cors_origins: list[str] = field(default_factory=list)
     openapi: bytes | None = None
 

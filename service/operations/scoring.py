@@ -9,8 +9,10 @@ command line and the API accept, reject and answer exactly alike. Problems are r
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from marshmallow import Schema, ValidationError
@@ -109,19 +111,19 @@ def load_body(schema: Schema, body: Any, profile_name: str, profiles: ProfileReg
 
 
 class Answer(NamedTuple):
-    """An operation's answer: the body, and for the metrics the profile and the category
-    of every hand evaluated (input order).
+    """An operation's answer: the body, and for the metrics the profile and how many
+    hands of each category were evaluated.
 
     :param body: the answer's data (the JSON body).
     :param profile: the selected profile's name.
-    :param categories: each evaluated hand's category.
+    :param categories: the number of hands evaluated, by category.
     :param evaluations: the evaluations themselves, where the operation was asked for them
         (the ``gnau`` command shows each card's part from their formations' positions).
     """
 
     body: dict[str, Any]
     profile: str
-    categories: Sequence[str] = ()
+    categories: Mapping[str, int] = MappingProxyType({})
     evaluations: Sequence[Evaluation] = ()
 
 
@@ -286,9 +288,9 @@ def evaluate_hand(body: Any, query: Query, profiles: ProfileRegistry, *, with_ev
         [full] = evaluate_codes([s.data["hand"]], s.rules)
         data = evaluation_dict(full)
         return Answer(s.context | (data if fields is None else select(data, fields)), s.profile.name,
-                      [full.category], [full])
-    [evaluation], categories = evaluate_batch([s.data["hand"]], s.rules, fields)
-    return Answer(s.context | evaluation, s.profile.name, categories)
+                      {full.category: 1}, [full])
+    [evaluation], [category] = evaluate_batch([s.data["hand"]], s.rules, fields)
+    return Answer(s.context | evaluation, s.profile.name, {category: 1})
 
 
 def evaluate_hands(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
@@ -313,7 +315,7 @@ def rank_hands(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
     if fields is not None:
         for item in answer["ranking"]:
             item["evaluation"] = select(item["evaluation"], fields)
-    return Answer(answer, s.profile.name, [e.category for e in evaluations])
+    return Answer(answer, s.profile.name, Counter(e.category for e in evaluations))
 
 
 def settle_round(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
@@ -323,7 +325,7 @@ def settle_round(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
     """
     s, _ = load(_SETTLEMENT, body, query, profiles)
     answer, evaluations = settlement_answer(s)
-    return Answer(answer, s.profile.name, [e.category for e in evaluations])
+    return Answer(answer, s.profile.name, Counter(e.category for e in evaluations))
 
 
 def table_exposures(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:

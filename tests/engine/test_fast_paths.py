@@ -25,6 +25,7 @@ from __future__ import annotations
 import gc
 import random
 import threading
+from collections import Counter
 from typing import Any
 
 import orjson
@@ -426,14 +427,36 @@ def test_batch_json_equals_the_dicts(profile: str, decks: int) -> None:
     rules = PROFILES[profile].rules
     codes = random_hands(1_500, decks, seed=hash(("json", profile, decks)) % 10_000)
     hands = read(codes)
-    categories = [e["category"] for e in expected(codes, rules)]
+    categories = Counter(e["category"] for e in expected(codes, rules))
     for fields in FIELDSETS:
         text, got_categories = evaluations_json(hands, rules, fields)
         assert orjson.dumps({"e": text}) == orjson.dumps({"e": evaluation_dicts(codes, rules, fields)}), fields
         assert got_categories == categories
         assert {type(c) for c in got_categories} == {str}  # plain names, as the other paths give
+        assert evaluations_json(codes, rules, fields)[1] == categories
         # Lists (not read in one pass) take the dict path: the same text.
         assert orjson.dumps(evaluations_json(codes, rules, fields)[0]) == orjson.dumps(text)
+
+
+@pytest.mark.parametrize("extra", [-1, 0, 1, 255])
+@pytest.mark.parametrize("chunks", [0, 1, 2])
+def test_batch_json_at_the_writers_chunk_boundaries(chunks: int, extra: int) -> None:
+    """The full writer joins its texts a chunk at a time: sizes on and beside the
+    boundaries give the same text as the dicts (no hand lost, doubled or left without
+    its comma)."""
+    from service import serialize
+
+    n = max(0, chunks * serialize._CHUNK + extra)
+    rules = PROFILES["standard"].rules
+    table = table_for(rules)
+    assert use_table(rules, n) is table  # the table's writer, whatever the size
+    codes = random_hands(n, 1, seed=n)
+    text, categories = serialize.evaluations_json(read(codes), rules)
+    dicts = evaluation_dicts(codes, rules)
+    assert orjson.dumps({"e": text}) == orjson.dumps({"e": dicts})
+    assert categories == Counter(e["category"] for e in dicts)
+    assert sum(categories.values()) == n
+    assert 0 not in categories.values()
 
 
 @pytest.mark.parametrize("bonus", ["ox", "hand"])
