@@ -99,9 +99,11 @@ def test_read_hands_fast_and_per_hand_paths_agree() -> None:
 
 
 _NEAR_CARDS = ["AS", "10h", "t♦", "k♣", "0c", "Q♥", "KD!", "K", "", "K,D", "K;", "KX", "AS,", ";", ",", "10", "1OS",
-               "AS ", " AS", "10SS", "♠A", "A\u2660", "\u00c1S", "\U0001f0a1", "\ud800", "AS\x00"]
+               "AS ", " AS", "10SS", "♠A", "A\u2660", "\u00c1S", "\U0001f0a1", "\ud800", "AS\x00", 'K"', 'KD"', "K\\",
+               "KD\\", '"', "KD]", "K]", "\n"]
 _TOKENS = st.one_of(st.sampled_from(_NEAR_CARDS), st.sampled_from(accepted_spellings()), st.text(max_size=4),
-                    st.none(), st.integers(0, 60), st.lists(st.just("AS"), max_size=2))
+                    st.none(), st.integers(0, 60), st.lists(st.sampled_from(["AS", "2D", "KD"]), max_size=2),
+                    st.dictionaries(st.sampled_from(["AS", "2D"]), st.sampled_from(["3C", 1])))
 
 
 @pytest.mark.parametrize("token", [*_NEAR_CARDS, None, 7, ["AS"]])
@@ -128,6 +130,23 @@ def test_tokens_holding_separators_never_stand_in_for_cards(hand: list[object]) 
     from service.engine.cards import read_hand
 
     values: list[list[object]] = [["KD", "QS", "JH", "10C", "9D"], hand]
+    hands, problems = read_hands(values)
+    assert problems == {1: read_hand(hand)[1]}
+    assert problems[1]
+    assert [list(h) for h in hands] == [read_hand(h)[0] for h in values]
+
+
+@pytest.mark.parametrize("hand", [[["AS", "2D"], None, "3C", "4H", "5S"], [{"AS": "2D"}, 1, "3C", "4H", "5S"],
+                                  [["AS"], "2D", "3C", "4H", "5S"], ["AS", ["2D", "3C"], 7, "4H", "5S"],
+                                  [{"AS": "2D", "3C": "4H"}, 1, 2, 3, "5S"], ["AS", "2D", "3C", "4H", {"5S": None}]])
+def test_five_strings_in_another_shape_are_not_five_cards(hand: list[object]) -> None:
+    """Nested arrays and objects can hold as many strings as a hand of five cards (the
+    one-pass reader counts quotes in the hands written as JSON): each such hand is read
+    on its own and its bad entries named, as hand by hand."""
+    from service.engine.batch import read_hands
+    from service.engine.cards import read_hand
+
+    values: list[list[object]] = [["KD", "QS", "JH", "10C", "9D"], hand, ["AS", "2D", "3C", "4H", "6S"]]
     hands, problems = read_hands(values)
     assert problems == {1: read_hand(hand)[1]}
     assert problems[1]
