@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from functools import cached_property
-from typing import overload
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -49,26 +49,55 @@ for _spelling, _code in CARD_CODES.items():
 _LONGEST = max(map(len, CARD_CODES))
 
 
-def _codes_at_once(values: Sequence[list[object]]) -> bytes | None:
-    """The codes of hands of :data:`HAND_SIZE` tokens each (the caller checks each list's
-    length), one byte each, when every token is a card's spelling; else ``None`` (read
-    them one by one).
-
-    The hands are written as one JSON text by orjson (in C: no Python string per token
-    or hand), ``[["AS","2D",...],[...]]``, and every token looked up at once by the
-    numbers of its first three characters (a two-character token has its closing quote
-    for the third). That text is taken only when it is exactly hands of five strings:
+def _plain_tokens(values: Sequence[list[object]]) -> tuple[npt.NDArray[np.integer[Any]], npt.NDArray[np.intp]] | None:
+    """Hands of :data:`HAND_SIZE` entries each written as one JSON text by orjson (in C:
+    no Python string per token or hand), ``[["AS","2D",...],[...]]``, as characters
+    (bytes, or code points when any is not ASCII), and where each token starts in it; or
+    ``None`` unless every entry is a string of 1 to 3 characters with no escape in it:
 
     - no backslash: no token holds an escaped character, so every double quote opens or
       closes a token;
     - ``10 n`` quotes, and the text exactly as long as ``n`` hands of five strings of
       those lengths with their brackets and commas: anything else in a hand (a number,
       ``null``, a nested array or object) adds characters no string accounts for;
-    - each token 1 to 3 characters (the longest spelling), looked up in :data:`_KEY_CODES`.
+    - each token 1 to :data:`_LONGEST` characters.
 
-    A token that is not text (or holds a lone surrogate) makes orjson refuse, and text
-    with other characters than ASCII is looked at by code point. About 1 ms for 10,000
-    hands (joining the tokens in Python and looking them up took 2 ms).
+    An entry that is not JSON text (or holds a lone surrogate) makes orjson refuse.
+    """
+    try:
+        text = orjson.dumps(values)
+    except orjson.JSONEncodeError:
+        return None
+    if b"\\" in text:
+        return None
+    points: npt.NDArray[np.integer[Any]] = np.frombuffer(text, dtype=np.uint8)
+    if points.max() >= 128:  # by code point, not by byte
+        points = np.frombuffer(text.decode().encode("utf-32-le"), dtype=np.uint32)
+    quotes = np.flatnonzero(points == 34)
+    hands = len(values)
+    tokens = hands * HAND_SIZE
+    if len(quotes) != 2 * tokens:
+        return None
+    starts, ends = quotes[0::2] + 1, quotes[1::2]
+    lengths = ends - starts
+    # Nothing but the tokens: two outer brackets, two a hand, a comma between hands, four
+    # inside each, two quotes a token.
+    if len(points) != 2 + 2 * hands + (hands - 1) + (HAND_SIZE - 1) * hands + 2 * tokens + int(lengths.sum()):
+        return None
+    if int(lengths.min()) < 1 or int(lengths.max()) > _LONGEST:
+        return None
+    return points, starts
+
+
+def _codes_at_once(values: Sequence[list[object]]) -> bytes | None:
+    """The codes of hands of :data:`HAND_SIZE` tokens each (the caller checks each list's
+    length), one byte each, when every token is a card's spelling; else ``None`` (read
+    them one by one).
+
+    The tokens (:func:`_plain_tokens`) are looked up all at once by the numbers of their
+    first three characters (a two-character token has its closing quote for the third),
+    in :data:`_KEY_CODES`. About 1 ms for 10,000 hands (joining the tokens in Python and
+    looking them up took 2 ms).
 
     >>> list(_codes_at_once([["AS", "10h", "t♦", "2C", "KD"]]))
     [3, 38, 36, 5, 48]
@@ -80,34 +109,16 @@ def _codes_at_once(values: Sequence[list[object]]) -> bytes | None:
     """
     if not values:
         return b""
-    try:
-        text = orjson.dumps(values)
-    except orjson.JSONEncodeError:  # a token that is not text, or a lone surrogate
+    found = _plain_tokens(values)
+    if found is None:
         return None
-    if b"\\" in text:
-        return None
-    points: npt.NDArray[np.uint8] | npt.NDArray[np.uint32] = np.frombuffer(text, dtype=np.uint8)
-    if points.max() >= 128:  # by code point, not by byte
-        points = np.frombuffer(text.decode().encode("utf-32-le"), dtype=np.uint32)
-    quotes = np.flatnonzero(points == 34)
-    tokens = len(values) * HAND_SIZE
-    if len(quotes) != 2 * tokens:
-        return None
-    starts, ends = quotes[0::2] + 1, quotes[1::2]
-    lengths = ends - starts
-    # Nothing but the tokens: two outer brackets, two a hand, a comma between hands, four
-    # inside each, two quotes a token.
-    hands = len(values)
-    if len(points) != 2 + 2 * hands + (hands - 1) + (HAND_SIZE - 1) * hands + 2 * tokens + int(lengths.sum()):
-        return None
-    if int(lengths.min()) < 1 or int(lengths.max()) > _LONGEST:
-        return None
+    points, starts = found
     wide = points.dtype == np.uint32  # bytes need no clamping: _CHAR_IDS is longer than 256
 
     def ids(k: int) -> npt.NDArray[np.intp]:  # the numbers of each token's k-th character
         chars = points[starts + k]
-        found: npt.NDArray[np.intp] = _CHAR_IDS[np.minimum(chars, len(_CHAR_IDS) - 1) if wide else chars]
-        return found
+        looked_up: npt.NDArray[np.intp] = _CHAR_IDS[np.minimum(chars, len(_CHAR_IDS) - 1) if wide else chars]
+        return looked_up
 
     codes = _KEY_CODES[ids(0) << 12 | ids(1) << 6 | ids(2)]
     if (codes == 255).any():
