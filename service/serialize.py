@@ -356,7 +356,7 @@ def _formations_json(hands: Hands, table: Table, rules: Rules,
     """
     ordered = np.argsort(hands.array, axis=1, kind="stable")
     orders = _ORDER_INDEX[ordered @ _ORDER_DIGITS].tolist()
-    found = class_indexes(np.take_along_axis(hands.array, ordered, axis=1), presorted=True)
+    found = class_indexes(hands.sorted, presorted=True)  # the rows in that order, sorted once per batch
     classes = found.tolist()
     entries, text, all_orders = table.entries, _TEXT, _ORDERS
     no_bonus, multiplier = rules.suited_bonus == "none", rules.suited_multiplier
