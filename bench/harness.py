@@ -318,11 +318,12 @@ class Server:
         self._offset += len(complete)
         counts: Counter[int] = Counter()
         for line in complete.splitlines():
-            if b'"message": "request"' in line:
-                try:
-                    counts[json.loads(line)["pid"]] += 1
-                except (ValueError, KeyError):
-                    continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and record.get("message") == "request" and "pid" in record:
+                counts[record["pid"]] += 1
         return sorted(counts.values())
 
     def metrics(self) -> Metrics:

@@ -125,7 +125,10 @@ class Driver:
         load = self._run(server, path, body, seconds, connections, threads, delay_ms)
         shares = server.served_by()
         self.runs += 1
-        if server.workers > 1 and connections >= server.workers and sum(shares) > 0:
+        if load.requests and not shares:
+            raise SystemExit(f"{server.name}: {load.requests} requests served, none found in the access log "
+                             f"{server.access_log}: the balance rows cannot be measured")
+        if server.workers > 1 and connections >= server.workers:
             share = max(shares) / sum(shares)
             self.last_share = share
             self.worst_share = max(self.worst_share, share)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import doctest
 import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from bench.__main__ import section
 from bench.common import Row
 from bench.echo_app import app as echo_app
 from service.http.runtime import Runtime
+from service.logs import json_formatter
 
 
 def test_common_doctests() -> None:
@@ -79,20 +81,27 @@ def test_performance_section() -> None:
     assert "wrk was not available" in section(rows, where, 120.0, "Python client")
 
 
+def _access_line(pid: int) -> str:
+    """An access-log line as the service writes it (service.logs), from worker ``pid``."""
+    record = logging.LogRecord("gunicorn.access", logging.INFO, "", 0, "request", None, None)
+    record.process, record.path = pid, "/x"
+    return json_formatter().format(record) + "\n"
+
+
 def test_served_by_counts_requests_per_worker(tmp_path: Path) -> None:
     log = tmp_path / "stdout.log"  # the access log
-    line = '{{"level": "INFO", "name": "gunicorn.access", "pid": {pid}, "message": "request", "path": "/x"}}\n'
-    log.write_text(line.format(pid=1) * 3 + line.format(pid=2) + '{"message": "Booting worker with pid: 3"}\n')
+    log.write_text(_access_line(1) * 3 + _access_line(2) + '{"message": "Booting worker with pid: 3"}\n'
+                   + "not json\n" + '["request"]\n')
     (tmp_path / "stderr.log").write_text('{"message": "Booting worker with pid: 3"}\n{"message": "Booting wo')
     server = bench.harness.Server(None, 0, tmp_path, {"GNAU_WORKERS": "2"})  # type: ignore[arg-type]
     assert (server.name, server.workers, server.booted_workers()) == (tmp_path.name, 2, [3])
     assert server.served_by() == [1, 3]
     assert server.served_by() == []
     with log.open("a") as f:
-        f.write(line.format(pid=2) + line.format(pid=2)[:20])  # the last line is still being written
+        f.write(_access_line(2) + _access_line(2)[:20])  # the last line is still being written
     assert server.served_by() == [1]
     with log.open("a") as f:
-        f.write(line.format(pid=2)[20:])
+        f.write(_access_line(2)[20:])
     assert server.served_by() == [1]
 
 
