@@ -126,7 +126,11 @@ How it is measured:
 - **Noise.** The machines these figures come from are shared: the same 10,000-hand batch,
   run in process and through a worker in alternation, took 26-30 ms in some seconds and
   37-45 ms in others, on both paths alike. A row near its goal can pass in one run and
-  miss in the next; compare rows within one run, and runs by their spread.
+  miss in the next; compare rows within one run, and runs by their spread. The latency
+  rows also pay for waking an idle CPU (a virtual machine whose idle CPUs halt): the
+  echo's WSGI call, timed in process, takes about 0.11 ms back to back and 0.67 ms
+  after 5 ms idle, so most of a half-load p50 and p99, service and floor alike, is
+  wake-up rather than work.
 """
 
 
