@@ -40,7 +40,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -153,6 +153,12 @@ def read_json_lines(path: Path) -> list[dict[str, Any]]:
     """Every line of a log file, each parsed as JSON (a line that is not JSON raises ``ValueError``)."""
     lines = path.read_text().splitlines() if path.exists() else []
     return [json.loads(line) for line in lines if line.strip()]
+
+
+def _is_access_record(record: object) -> TypeGuard[dict[str, Any]]:
+    """Whether a parsed log line is gunicorn's access record of one request (it names
+    the worker that served it in ``pid``)."""
+    return isinstance(record, dict) and record.get("name") == "gunicorn.access"
 
 
 def children(pid: int) -> list[int]:
@@ -294,7 +300,7 @@ class Server:
 
     def access(self) -> list[dict[str, Any]]:
         """The access log's records so far (every line must be JSON)."""
-        return [r for r in read_json_lines(self.access_log) if r.get("name") == "gunicorn.access"]
+        return [r for r in read_json_lines(self.access_log) if _is_access_record(r)]
 
     def errors(self) -> list[dict[str, Any]]:
         """The error log's records so far (every line must be JSON)."""
@@ -322,7 +328,7 @@ class Server:
                 record = json.loads(line)
             except ValueError:
                 continue
-            if isinstance(record, dict) and record.get("message") == "request" and "pid" in record:
+            if _is_access_record(record):
                 counts[record["pid"]] += 1
         return sorted(counts.values())
 
