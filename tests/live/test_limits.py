@@ -352,6 +352,27 @@ def test_echoed_input_is_cut_short(serve: Callable[..., Server]) -> None:
     assert len(reply.body) < 2000
 
 
+def test_an_access_line_is_bounded_by_the_request_head_limits(serve: Callable[..., Server]) -> None:
+    """What a client sends is echoed into its access-log line (path, query, user agent),
+    never more than gunicorn lets a request head carry: a request line of 4,094 bytes, a
+    header of 8,190; longer heads are refused before the app and log no request."""
+    server = serve()
+    agent, target = "u" * 8_000, "/healthz?" + "q" * 4_000
+    head = f"GET {target} HTTP/1.1\r\nHost: t\r\nUser-Agent: {agent}\r\nX-Request-ID: long-agent\r\n\r\n"
+    status, _, _ = raw_exchange(server.port, head.encode())
+    assert status == 200
+    wait_until(lambda: any(r.get("request_id") == "long-agent" for r in server.access()), 10, "the access log line")
+    [line] = [raw for raw in server.access_log.read_text().splitlines() if '"long-agent"' in raw]
+    assert json.loads(line)["user_agent"] == agent
+    assert len(line) < len(agent) + len(target) + 500, len(line)
+    status, headers, _ = raw_exchange(server.port, b"GET /healthz HTTP/1.1\r\nHost: t\r\nUser-Agent: "
+                                      + b"u" * 9_000 + b"\r\nX-Request-ID: too-long\r\n\r\n")
+    assert status in (400, 431)
+    assert headers["content-type"] == "application/problem+json"
+    time.sleep(0.5)
+    assert not [r for r in server.access() if r.get("request_id") == "too-long" or len(r.get("user_agent") or "") > 8_190]
+
+
 # ------------------------------------------------------------ 7. profiles file
 
 
