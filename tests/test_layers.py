@@ -6,7 +6,8 @@
 - **Private names stay private.** No module imports an underscore name from another
   module (tests and benchmarks included), and every name another module imports from a
   ``service`` module is listed in that module's ``__all__``.
-- **Sizes.** No module under ``service/`` is over 400 lines, no function over 60 lines.
+- **Sizes.** No module under ``service/`` is over 800 lines (modules are sized by concept: split
+  one that does two jobs, merge a concept spread over several), no function over 60 lines.
 
 Each check reads the files with :mod:`ast`; a failure names the file, the line and what
 to do.
@@ -26,7 +27,7 @@ from tests import ROOT
 
 SERVICE = ROOT / "service"
 ENGINE = SERVICE / "engine"
-MAX_MODULE_LINES = 400
+MAX_MODULE_LINES = 800
 MAX_FUNCTION_LINES = 60
 
 
@@ -123,7 +124,7 @@ def test_what_other_modules_import_is_in_all() -> None:
 
 
 @pytest.mark.parametrize("path", SERVICE_FILES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_no_module_is_over_400_lines(path: Path) -> None:
+def test_no_module_is_over_800_lines(path: Path) -> None:
     lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_MODULE_LINES, f"{path.relative_to(ROOT)} has {lines} lines: split it by job"
 

@@ -1,11 +1,13 @@
-"""The README's API examples are real: each curl command is replayed against the app and
-its answer compared with the JSON shown under it (the request id aside)."""
+"""The API examples of README.md and of every page under docs/ are real: each curl command is
+replayed against the app and its answer compared with the JSON shown under it (the request id
+aside)."""
 
 from __future__ import annotations
 
 import json
 import re
 import shlex
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -15,11 +17,13 @@ from flask.testing import FlaskClient
 from tests import ROOT
 
 README = ROOT / "README.md"
+#: Every page whose examples are replayed: README and the docs pages.
+PAGES = [README, *sorted((ROOT / "docs").rglob("*.md"))]
 _EXAMPLE = re.compile(r"```console\n\$ (curl [^\n]+)\n```\n```json\n(.*?)\n```", re.DOTALL)
 
 
-def _examples() -> list[tuple[str, str]]:
-    return _EXAMPLE.findall(README.read_text(encoding="utf-8"))
+def _examples(pages: list[Path] | None = None) -> list[tuple[str, str]]:
+    return [found for page in (pages or PAGES) for found in _EXAMPLE.findall(page.read_text(encoding="utf-8"))]
 
 
 def _request(command: str) -> tuple[str, str, dict[str, str], str | None]:
@@ -54,7 +58,7 @@ def _without_request_id(body: Any) -> Any:
 
 
 def test_readme_has_an_example_for_each_scoring_endpoint() -> None:
-    paths = {_request(command)[1].split("?")[0] for command, _ in _examples()}
+    paths = {_request(command)[1].split("?")[0] for command, _ in _examples([README])}
     assert {"/v1/evaluations", "/v1/evaluations/batch", "/v1/rankings", "/v1/settlements",
             "/v1/profiles/casino"} <= paths
 
