@@ -45,17 +45,19 @@ RUN groupadd --system --gid 10001 gnau \
 ENV PATH="/opt/venv/bin:${PATH}" \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
-    GNAU_BIND=0.0.0.0:8000
+    GNAU_BIND=0.0.0.0:8000 \
+    GNAU_PROBE_BIND=0.0.0.0:8001
 
 COPY --from=builder /opt/venv /opt/venv
 WORKDIR /app
 COPY gunicorn.conf.py /app/gunicorn.conf.py
 
 USER 10001:10001
-EXPOSE 8000
+EXPOSE 8000 8001
 
-# For plain Docker / compose; Kubernetes ignores this and uses the chart's probes.
-HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
-    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2)"]
+# For plain Docker / compose; Kubernetes ignores this and uses the chart's probes. Both ask
+# the master's probe listener (8001), which no client's request can hold up.
+HEALTHCHECK --interval=30s --timeout=3s --start-period=30s --retries=3 \
+    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8001/healthz', timeout=2)"]
 
 CMD ["gunicorn", "-c", "/app/gunicorn.conf.py"]

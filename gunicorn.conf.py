@@ -25,6 +25,11 @@ Shutdown after SIGTERM runs in two phases:
 gunicorn's own ``graceful_timeout`` (the master's limit, counted from SIGTERM) is
 therefore the sum of the two; the pod's terminationGracePeriodSeconds must exceed the
 preStop pause plus that sum.
+
+The master warms every profile (tables and analyses) once, before it listens or forks
+(``on_starting``), so the workers share what it built; it then serves health and readiness
+on GNAU_PROBE_BIND from a thread of its own (``when_ready``, :mod:`service.gunicorn_probes`),
+where no client's request can hold a probe up.
 """
 
 from __future__ import annotations
@@ -90,6 +95,58 @@ proc_name = "gnau-scoring"
 control_socket_disable = True  # no gunicornc socket: nothing to write under $HOME
 
 
+def _runtime(server: Any) -> Any:
+    """The service's Runtime of the preloaded app, or ``None`` for another app (the echo)."""
+    from service.http.runtime import Runtime
+
+    try:
+        return Runtime.of(server.app.wsgi())
+    except (AttributeError, KeyError):
+        return None
+
+
+def on_starting(server: Any) -> None:
+    """Warm every profile in the master, before it listens or forks (the app is preloaded):
+    the workers then share the tables and analyses, and each is ready from its first request."""
+    import time
+
+    rt = _runtime(server)
+    if rt is not None and not rt.state.ready:  # the benchmark's echo app is ready as it is
+        started = time.monotonic()
+        warmed = rt.warm()
+        server.log.info("warmed %d profiles in %.1f s", len(warmed.seconds), time.monotonic() - started)
+
+
+def when_ready(server: Any) -> None:
+    """Serve health and readiness on GNAU_PROBE_BIND from a thread of the master
+    (:mod:`service.gunicorn_probes`): it notes each run of the master's loop, and a shutdown
+    signal turns readiness 503 at once."""
+    if settings.probe_bind is None or getattr(server, "gnau_probes", None) is not None:
+        return  # none asked for, or already serving (gunicorn.conf.py is read again on SIGHUP)
+    from service.gunicorn_probes import Beat, ProbeServer, Supervision, parse_bind
+    from service.gunicorn_worker import beats
+
+    supervision = Supervision(float(settings.timeout), lambda: [Beat(*b) for b in beats()])
+    try:
+        probes = ProbeServer(parse_bind(settings.probe_bind), supervision)
+    except OSError as exc:
+        raise SystemExit(f"GNAU_PROBE_BIND {settings.probe_bind} cannot be used: {exc.strerror}") from None
+    murder, stop = server.murder_workers, server.stop
+
+    def loop_ran() -> None:
+        supervision.master_ran()
+        murder()
+
+    def stopping(graceful: bool = True) -> None:
+        supervision.draining = True
+        stop(graceful)
+
+    server.murder_workers, server.stop = loop_ran, stopping  # the arbiter calls these by name
+    server.gnau_probes = probes
+    probes.start()
+    server.log.info("Probes (health, readiness) at: http://%s", settings.probe_bind)
+
+
 def pre_fork(server: Any, worker: Any) -> None:
     """Give the worker its slot on the connection board (balanced accepting), and move
     everything loaded so far (the app and its tables) out of the collector's way: frozen
@@ -104,14 +161,20 @@ def pre_fork(server: Any, worker: Any) -> None:
 def post_worker_init(worker: Any) -> None:
     """On SIGTERM: readiness turns 503 at once; the worker keeps serving for the drain
     period, then stops accepting and finishes what is in flight (gunicorn's handler).
+    Then the board shows the worker booted (the master's readiness counts it).
 
     gevent runs signal handlers as event-loop callbacks, which must not block: the end
     of the drain is a greenlet scheduled for later."""
     import gevent
 
+    from service.gunicorn_worker import mark_booted
     from service.http.runtime import Runtime
 
-    state = Runtime.of(worker.wsgi).state
+    try:
+        state = Runtime.of(worker.wsgi).state
+    except (AttributeError, KeyError):  # another app (the echo): gunicorn's own handler
+        mark_booted(worker)
+        return
     original = worker.handle_exit
 
     def on_term(signum: int, frame: Any) -> None:
@@ -124,6 +187,7 @@ def post_worker_init(worker: Any) -> None:
             original(signum, frame)
 
     signal.signal(signal.SIGTERM, on_term)
+    mark_booted(worker)  # the master's readiness counts it from now on
 
 
 def worker_exit(server: Any, worker: Any) -> None:

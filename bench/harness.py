@@ -11,7 +11,8 @@ is bounded in time and only loopback is used.
 
 Its environment is the caller's minus every ``GNAU_*`` setting, ``PROFILES_FILE`` and
 ``PROMETHEUS_MULTIPROC_DIR`` (a server gets only the settings it is given), plus
-``GNAU_BIND``, ``GNAU_WORKERS`` (:data:`WORKERS` unless given), ``GNAU_LOG_LEVEL=info``
+``GNAU_BIND``, ``GNAU_PROBE_BIND`` (the master's probe listener, on a second free port),
+``GNAU_WORKERS`` (:data:`WORKERS` unless given), ``GNAU_LOG_LEVEL=info``
 (readiness counts the "Booting worker" lines), ``PYTHONUNBUFFERED=1`` and a
 fresh Prometheus multiprocess folder inside the server's folder. The server's folder
 holds ``stdout.log`` (gunicorn's JSON access log) and ``stderr.log`` (its JSON error log
@@ -216,17 +217,19 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         proc.wait(timeout=STOP_TIMEOUT)
 
 
-def environment(port: int, folder: Path, **settings: str) -> dict[str, str]:
-    """The environment of a server on ``port`` whose files go to ``folder`` (module docstring).
+def environment(port: int, folder: Path, probe_port: int | None = None, **settings: str) -> dict[str, str]:
+    """The environment of a server on ``port`` (its probes on ``probe_port``, none when not
+    given) whose files go to ``folder`` (module docstring).
 
-    >>> env = environment(8123, Path("/srv/x"), GNAU_WORKERS="1")
-    >>> env["GNAU_BIND"], env["GNAU_WORKERS"], env["PROMETHEUS_MULTIPROC_DIR"]
-    ('127.0.0.1:8123', '1', '/srv/x/metrics')
+    >>> env = environment(8123, Path("/srv/x"), 8124, GNAU_WORKERS="1")
+    >>> env["GNAU_BIND"], env["GNAU_PROBE_BIND"], env["GNAU_WORKERS"], env["PROMETHEUS_MULTIPROC_DIR"]
+    ('127.0.0.1:8123', '127.0.0.1:8124', '1', '/srv/x/metrics')
     """
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("GNAU_") and k not in ("PROFILES_FILE", "PROMETHEUS_MULTIPROC_DIR")}
     env.update({
         "GNAU_BIND": f"127.0.0.1:{port}",
+        "GNAU_PROBE_BIND": f"127.0.0.1:{probe_port}" if probe_port else "",
         "GNAU_WORKERS": str(WORKERS),
         "GNAU_LOG_LEVEL": "info",
         "PROMETHEUS_MULTIPROC_DIR": str(folder / "metrics"),
@@ -275,6 +278,22 @@ class Server:
     def error_log(self) -> Path:
         """gunicorn's stderr: the JSON error log and the service's own logs."""
         return self.folder / "stderr.log"
+
+    @property
+    def probe_port(self) -> int | None:
+        """The port of the master's probe listener (``GNAU_PROBE_BIND``), if it has one."""
+        bind = self.env.get("GNAU_PROBE_BIND", "")
+        return int(bind.rsplit(":", 1)[1]) if bind else None
+
+    def probe(self, path: str, timeout: float) -> Reply:
+        """``GET path`` (``/healthz`` or ``/readyz``) on the probe listener, as the kubelet
+        sends it: a fresh connection, ``timeout`` seconds for the whole answer.
+
+        :raises OSError: no answer in time, or the connection failed.
+        """
+        if self.probe_port is None:
+            raise ServerError(f"{self.name} has no probe listener")
+        return request(self.probe_port, "GET", path, timeout=timeout)
 
     @property
     def base_url(self) -> str:
@@ -348,7 +367,8 @@ class Server:
 
     def ready(self, probe: tuple[str, str, bytes | None] = READY_PROBE) -> bool:
         """Every worker booted, alive and past setting up its own signal handlers (so a
-        SIGTERM from now on drains it), and the probe answered 200."""
+        SIGTERM from now on drains it), and the probe answered 200 (and the master's
+        readiness too, when it has a probe listener)."""
         workers = self.worker_pids()
         if len(self.booted_workers()) < self.workers or len(workers) < self.workers:
             return False
@@ -356,6 +376,8 @@ class Server:
         if master is None or any(caught_signals(pid) in (master, None) for pid in workers):
             return False
         try:
+            if self.probe_port is not None and self.probe("/readyz", timeout=5).status != 200:
+                return False
             return request(self.port, *probe, timeout=5).status == 200
         except OSError:
             return False
@@ -394,7 +416,10 @@ def launch(folder: Path, **settings: str) -> Server:
     """
     folder.mkdir(parents=True, exist_ok=True)
     port = free_port()
-    env = environment(port, folder, **settings)
+    probe_port = free_port()
+    while probe_port == port:
+        probe_port = free_port()
+    env = environment(port, folder, probe_port, **settings)
     with (folder / "stdout.log").open("wb") as out, (folder / "stderr.log").open("wb") as err:
         proc = subprocess.Popen(COMMAND, cwd=ROOT, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
                                 start_new_session=True)

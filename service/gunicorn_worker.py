@@ -16,6 +16,11 @@ request (a malformed request line or header, a request line over 4,094 bytes, to
 too large headers) are answered as problem details like every other error, instead of
 gunicorn's small HTML page.
 
+**Heartbeats on the board.** Each worker also writes on its slot when it has booted
+(:func:`mark_booted`, from ``post_worker_init``) and the time of every heartbeat, so the
+master's probe listener (:mod:`service.gunicorn_probes`) reads the workers' state from
+shared memory (:func:`beats`), never from a request.
+
 gunicorn.conf.py names it (``worker_class = "service.gunicorn_worker.Worker"``) and gives
 each worker its slot on the board (:func:`assign_slot`, from its ``pre_fork`` hook).
 """
@@ -36,16 +41,18 @@ from gunicorn.workers.ggevent import GeventWorker
 
 from service.engine.text import clip
 
-__all__ = ["MAX_SLOTS", "Worker", "assign_slot", "release_slot", "write_problem"]
+__all__ = ["MAX_SLOTS", "Worker", "assign_slot", "beats", "mark_booted", "release_slot", "write_problem"]
 
 #: The most workers one master runs with balanced accepting (GNAU_WORKERS is at most 64).
 MAX_SLOTS = 64
 _HOLD_OFF = 0.002  # seconds a worker ahead of the others waits before it looks again
 _MAX_HOLD_OFF = 0.2  # never waits longer than this in a row
 
-# [0, MAX_SLOTS): open connections per slot; [MAX_SLOTS, 2 MAX_SLOTS): 1 where a live worker sits.
-_BOARD_MAP = mmap.mmap(-1, ctypes.sizeof(ctypes.c_int64) * 2 * MAX_SLOTS)
-_BOARD = (ctypes.c_int64 * (2 * MAX_SLOTS)).from_buffer(_BOARD_MAP)
+# Four rows of MAX_SLOTS int64: open connections per slot; 1 where a live worker sits; 1
+# once that worker has booted; the time.monotonic() of its last heartbeat, in microseconds.
+_LIVE, _BOOTED, _BEAT = MAX_SLOTS, 2 * MAX_SLOTS, 3 * MAX_SLOTS
+_BOARD_MAP = mmap.mmap(-1, ctypes.sizeof(ctypes.c_int64) * 4 * MAX_SLOTS)
+_BOARD = (ctypes.c_int64 * (4 * MAX_SLOTS)).from_buffer(_BOARD_MAP)
 
 _TYPES = {
     400: "/problems/bad-request",
@@ -63,22 +70,40 @@ def assign_slot(server: Any, worker: Any) -> None:
     taken = {getattr(w, "gnau_slot", None) for w in server.WORKERS.values()}
     slot = next(i for i in range(MAX_SLOTS) if i not in taken)
     worker.gnau_slot = slot
-    _BOARD[slot] = 0
-    _BOARD[MAX_SLOTS + slot] = 1
+    _BOARD[slot] = _BOARD[_BOOTED + slot] = _BOARD[_BEAT + slot] = 0
+    _BOARD[_LIVE + slot] = 1
 
 
 def release_slot(worker: Any) -> None:
     """Mark a dead worker's slot free (in the master, when the worker has exited)."""
     slot = getattr(worker, "gnau_slot", None)
     if slot is not None:
-        _BOARD[MAX_SLOTS + slot] = 0
+        _BOARD[_LIVE + slot] = _BOARD[_BOOTED + slot] = 0
         _BOARD[slot] = 0
+
+
+def _beat(slot: int) -> None:
+    _BOARD[_BEAT + slot] = int(time.monotonic() * 1e6)
+
+
+def mark_booted(worker: Any) -> None:
+    """Note on the board that ``worker`` (in its own process) has booted, and beat once."""
+    slot = getattr(worker, "gnau_slot", None)
+    if slot is not None:
+        _beat(slot)
+        _BOARD[_BOOTED + slot] = 1
+
+
+def beats() -> list[tuple[bool, float]]:
+    """Every live worker's ``(booted, time.monotonic() of its last heartbeat)`` (the master's
+    probe listener reads these)."""
+    return [(bool(_BOARD[_BOOTED + i]), _BOARD[_BEAT + i] / 1e6) for i in range(MAX_SLOTS) if _BOARD[_LIVE + i]]
 
 
 def _ahead(slot: int) -> bool:
     """Whether the worker in ``slot`` holds more connections than the least loaded other
     live worker."""
-    others = [_BOARD[i] for i in range(MAX_SLOTS) if i != slot and _BOARD[MAX_SLOTS + i]]
+    others = [_BOARD[i] for i in range(MAX_SLOTS) if i != slot and _BOARD[_LIVE + i]]
     return bool(others) and _BOARD[slot] > min(others)
 
 
@@ -139,6 +164,12 @@ class Worker(GeventWorker):  # type: ignore[misc]
         Server.slot = slot
         ggevent.StreamServer = Server  # the worker's run() builds its servers from this name
         return super().init_process()
+
+    def notify(self) -> None:
+        """gunicorn's heartbeat (its file, which the master's timeout watches), also on the board."""
+        super().notify()
+        if self.gnau_slot is not None:
+            _beat(self.gnau_slot)
 
     def handle(self, listener: Any, client: Any, addr: Any) -> Any:
         slot = self.gnau_slot

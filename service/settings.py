@@ -16,7 +16,7 @@ service.settings.SettingsError: GNAU_ANALYSIS_BUDGET_SECONDS must be a number fr
 >>> from_environ({"GNAU_WORKER": "4"})
 Traceback (most recent call last):
     ...
-service.settings.SettingsError: GNAU_WORKER is not a setting of this service; known: GNAU_ANALYSIS_BUDGET_SECONDS, GNAU_ANALYSIS_POOL_SECONDS, GNAU_BIND, GNAU_BODY_TIMEOUT, GNAU_CORS_ORIGINS, GNAU_DRAIN_SECONDS, GNAU_GRACEFUL_TIMEOUT, GNAU_GUNICORN_CONFIG, GNAU_KEEPALIVE, GNAU_LOG_LEVEL, GNAU_TIMEOUT, GNAU_WORKERS, GNAU_WORKER_CONNECTIONS, GNAU_WSGI_APP
+service.settings.SettingsError: GNAU_WORKER is not a setting of this service; known: GNAU_ANALYSIS_BUDGET_SECONDS, GNAU_ANALYSIS_POOL_SECONDS, GNAU_BIND, GNAU_BODY_TIMEOUT, GNAU_CORS_ORIGINS, GNAU_DRAIN_SECONDS, GNAU_GRACEFUL_TIMEOUT, GNAU_GUNICORN_CONFIG, GNAU_KEEPALIVE, GNAU_LOG_LEVEL, GNAU_PROBE_BIND, GNAU_TIMEOUT, GNAU_WORKERS, GNAU_WORKER_CONNECTIONS, GNAU_WSGI_APP
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ VARIABLES = (
     "GNAU_GUNICORN_CONFIG",
     "GNAU_KEEPALIVE",
     "GNAU_LOG_LEVEL",
+    "GNAU_PROBE_BIND",
     "GNAU_TIMEOUT",
     "GNAU_WORKERS",
     "GNAU_WORKER_CONNECTIONS",
@@ -58,6 +59,7 @@ _RETIRED = {
 }
 
 _BIND = re.compile(r"(unix:/\S+|(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):[0-9]{1,5})")
+_HOST_PORT = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[0-9.]+|localhost):[0-9]{1,5}")
 _WSGI_APP = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 
 
@@ -117,6 +119,7 @@ class Settings:
     """
 
     bind: str = "127.0.0.1:8000"
+    probe_bind: str | None = "127.0.0.1:8001"
     workers: int = 2
     worker_connections: int = 1000
     timeout: int = 30
@@ -174,6 +177,11 @@ def from_environ(env: Mapping[str, str] | None = None) -> Settings:
     if not _BIND.fullmatch(bind) or (":" in bind and not bind.startswith("unix:")
                                      and not 1 <= int(bind.rsplit(":", 1)[1]) <= 65535):
         raise SettingsError(f"GNAU_BIND must be HOST:PORT (port 1-65535) or unix:/PATH, got {clip(bind)!r}")
+    probe_bind = env.get("GNAU_PROBE_BIND", Settings.probe_bind or "").strip() or None
+    if probe_bind is not None and (not _HOST_PORT.fullmatch(probe_bind)
+                                   or not 1 <= int(probe_bind.rsplit(":", 1)[1]) <= 65535):
+        raise SettingsError(f"GNAU_PROBE_BIND must be HOST:PORT (port 1-65535), or empty for none, "
+                            f"got {clip(probe_bind)!r}")
     level = env.get("GNAU_LOG_LEVEL", Settings.log_level).strip().lower()
     if level not in LOG_LEVELS:
         raise SettingsError(f"GNAU_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, "
@@ -188,6 +196,7 @@ def from_environ(env: Mapping[str, str] | None = None) -> Settings:
         raise SettingsError(str(exc)) from None
     return Settings(
         bind=bind,
+        probe_bind=probe_bind,
         workers=_integer(env, "GNAU_WORKERS", Settings.workers, 1, 64),
         worker_connections=_integer(env, "GNAU_WORKER_CONNECTIONS", Settings.worker_connections, 10, 100_000),
         timeout=_integer(env, "GNAU_TIMEOUT", Settings.timeout, 1, 3600),

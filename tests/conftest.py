@@ -12,13 +12,17 @@ from flask.testing import FlaskClient
 
 from bench.harness import Server, launch_ready
 from service.http.app import create_app
+from service.http.runtime import Runtime
 from tests import ROOT
 
 
 @pytest.fixture(scope="session")
 def app() -> Flask:
-    """The application with the built-in profiles only."""
-    return create_app({"TESTING": True, "PROFILES_FILE": None})
+    """The application with the built-in profiles only, warmed as the gunicorn master warms
+    it before forking (every profile's table and analyses built, readiness 200)."""
+    app = create_app({"TESTING": True, "PROFILES_FILE": None})
+    Runtime.of(app).warm()
+    return app
 
 
 @pytest.fixture

@@ -7,8 +7,6 @@ from typing import Any
 
 from flask import Flask
 
-from service.engine.cost import prepare as prepare_analyses
-from service.engine.tables import pin_table
 from service.http import cors, observability
 from service.http.analyses import analyses
 from service.http.budget import AnalysisBudget
@@ -41,8 +39,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     :param test_config: settings overriding the defaults, e.g. ``{"PROFILES_FILE": path}``.
         Without it ``PROFILES_FILE`` comes from the environment.
-    :return: the app, with every profile's evaluation table and analyses already built;
-        its :class:`~service.http.runtime.Runtime` is ``Runtime.of(app)``.
+    :return: the app; its :class:`~service.http.runtime.Runtime` is ``Runtime.of(app)``.
+        Nothing is computed here (a few hundred milliseconds): the profiles' tables and
+        analyses are built by :meth:`Runtime.warm <service.http.runtime.Runtime.warm>`,
+        which the gunicorn master calls before it forks; until then ``/readyz`` answers 503.
     :raises service.profiles.ProfilesFileError: the operator's profiles file is invalid.
     :raises service.settings.SettingsError: a ``GNAU_*`` variable is invalid.
     :raises service.settings.CorsConfigError: ``GNAU_CORS_ORIGINS`` (or ``CORS_ORIGINS``) is
@@ -73,9 +73,5 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     register_error_handlers(app)
     for blueprint in (scoring, profiles, ops, analyses, docs):
         app.register_blueprint(blueprint)
-    for profile in rt.profiles.values():
-        pin_table(profile.rules)
-        prepare_analyses(profile.rules)  # never refused, shared by the workers after fork
-    rt.state.ready = True
     return app
 

@@ -15,6 +15,7 @@ from flask import Flask, current_app
 
 from service.http.budget import AnalysisBudget
 from service.http.observability import observe_categories
+from service.operations.warming import Warmed, warm
 from service.profiles import ProfileRegistry
 from service.settings import Settings
 
@@ -26,7 +27,8 @@ RUNTIME_KEY = "gnau"
 
 @dataclass
 class ServerState:
-    """What readiness reports: tables built (``ready``), shutting down (``draining``)."""
+    """What readiness reports: every profile warmed (``ready``, set by :meth:`Runtime.warm`),
+    shutting down (``draining``)."""
 
     ready: bool = False
     draining: bool = False
@@ -54,6 +56,16 @@ class Runtime:
     observe: Callable[[str, Mapping[str, int]], None] = observe_categories
     cors_origins: list[str] = field(default_factory=list)
     openapi: bytes | None = None
+
+    def warm(self) -> Warmed:
+        """Build every profile's table and analyses (:func:`service.operations.warming.warm`),
+        then let readiness answer 200: the gunicorn master calls this once before it forks
+        (so the workers share what it built, and each is ready from its first request);
+        tests that need warm tables call it. Nothing else sets ``state.ready``.
+        """
+        warmed = warm(self.profiles)
+        self.state.ready = True
+        return warmed
 
     def install(self, app: Flask) -> Runtime:
         """Make this the runtime of ``app``; return it."""

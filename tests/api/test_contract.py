@@ -17,11 +17,13 @@ from schemathesis.core.result import Ok
 
 from service.engine.cards import accepted_spellings
 from service.http.app import create_app
+from service.http.runtime import Runtime
 from tests import ROOT
 from tests.api import contract_hooks
 
 SPEC = ROOT / "openapi.yaml"
 APP = create_app({"TESTING": True, "PROFILES_FILE": None})
+Runtime.of(APP).warm()  # as the gunicorn master does before it forks: readiness 200
 schema = schemathesis.openapi.from_wsgi("/openapi.yaml", APP)
 
 

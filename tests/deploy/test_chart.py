@@ -267,13 +267,15 @@ def test_writable_tmp_is_an_empty_dir(any_render: Rendered) -> None:
 def test_probes(any_render: Rendered) -> None:
     container = any_render.container
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
-    assert ports == {"http": 8000}
+    assert ports == {"http": 8000, "probes": 8001}
+    assert any_render.env()["GNAU_PROBE_BIND"] == "0.0.0.0:8001"
     expected_paths = {"startupProbe": "/healthz", "readinessProbe": "/readyz", "livenessProbe": "/healthz"}
     for probe_name, path in expected_paths.items():
         probe = container[probe_name]
         assert probe["httpGet"]["path"] == path, probe_name
         port = probe["httpGet"]["port"]
-        assert ports.get(port, port) == 8000, probe_name
+        # The master's probe listener: no client's request can queue a probe there.
+        assert ports.get(port, port) == 8001, probe_name
         assert probe["periodSeconds"] > 0
         assert probe["failureThreshold"] > 0
 

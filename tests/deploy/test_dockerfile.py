@@ -144,8 +144,10 @@ def test_exec_form_gunicorn_cmd(instructions: list[Instruction]) -> None:
     assert not of(instructions, "ENTRYPOINT")
 
 
-def test_exposes_port_8000(instructions: list[Instruction]) -> None:
-    assert [e.args for e in of(instructions, "EXPOSE")] == ["8000"]
+def test_exposes_port_8000_and_the_probe_port(instructions: list[Instruction]) -> None:
+    assert [e.args for e in of(instructions, "EXPOSE")] == ["8000 8001"]
+    env = " ".join(e.args for e in of(instructions, "ENV", stage=final_stage(instructions)))
+    assert "GNAU_PROBE_BIND=0.0.0.0:8001" in env
 
 
 def test_chart_matches_the_image() -> None:
@@ -156,7 +158,7 @@ def test_chart_matches_the_image() -> None:
     for context in ("podSecurityContext", "containerSecurityContext"):
         assert values[context]["runAsUser"] == int(uid), context
         assert values[context]["runAsGroup"] == int(gid or uid), context
-    assert str(values["containerPort"]) == of(instructions, "EXPOSE")[0].args
+    assert f'{values["containerPort"]} {values["probePort"]}' == of(instructions, "EXPOSE")[0].args
 
 
 def test_dockerignore_lets_every_copied_source_in(instructions: list[Instruction]) -> None:

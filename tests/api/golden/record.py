@@ -36,6 +36,7 @@ from flask import Flask
 from werkzeug.test import TestResponse
 
 from service.http.app import create_app
+from service.http.runtime import Runtime
 from tests.api.test_operator_profiles import GOOD_FILE
 
 __all__ = ["CORPUS", "GENERATED_ID", "IGNORED_HEADERS", "app_named", "capture", "load", "replay", "requests"]
@@ -74,7 +75,9 @@ def app_named(name: str) -> Flask:
         path = Path(tempfile.mkdtemp(prefix="golden-")) / "profiles.yaml"
         path.write_text(OPERATOR_PROFILES)
         config["PROFILES_FILE"] = str(path)
-    return create_app(config)
+    app = create_app(config)
+    Runtime.of(app).warm()  # as the gunicorn master does before it forks: readiness 200
+    return app
 
 
 def _send(entry: dict[str, Any]) -> TestResponse:

@@ -1,0 +1,283 @@
+"""Health and readiness served by the gunicorn master, on a port of their own (``GNAU_PROBE_BIND``).
+
+The kubelet's probes must not queue behind requests: a worker busy with a client's work,
+a full connection pool, a listen queue or a request head still arriving would all make a
+probe on the API port wait, and a probe that waits past its timeout restarts a pod that is
+fine. So the chart probes this listener instead: one thread in the master, which serves no
+request of any client, answers from what the master knows, in microseconds:
+
+- **liveness** (``GET /healthz``): 200 while the master's loop runs (it wakes at least once
+  a second) and some booted worker has sent its heartbeat within ``GNAU_TIMEOUT`` seconds.
+  A stuck worker is the master's to replace (it kills a worker silent for ``GNAU_TIMEOUT``);
+  liveness fails only when the master cannot do that: its loop stopped for
+  :data:`MASTER_SILENCE` seconds, or no worker beat for ``GNAU_TIMEOUT`` seconds however many
+  it started. A stopped or frozen master answers nothing, which the kubelet counts as a
+  failure too;
+- **readiness** (``GET /readyz``): 200 when live, not draining (the master got SIGTERM,
+  SIGINT or SIGQUIT), and some booted worker beat within :data:`READY_SILENCE` seconds; the
+  thread starts only once every profile is warmed, so a ready master has warm workers.
+
+The workers' heartbeats and boot flags come from the board they share with the master
+(:mod:`service.gunicorn_worker`), never from a request. ``GET /healthz`` and ``GET /readyz``
+stay on the API port too (they are in the contract), answered by a worker.
+
+**Fork safety.** The master forks workers while this thread runs. The thread takes no lock
+and writes no log line (a lock held at the fork, such as a log handler's, would stay held
+in the child forever); it only reads plain attributes and the board, and uses its own
+sockets, which the child closes at once (``os.register_at_fork``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import selectors
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+__all__ = ["MASTER_SILENCE", "READY_SILENCE", "Beat", "ProbeServer", "Supervision", "parse_bind"]
+
+#: Seconds the master's loop may go without running before liveness fails (it runs every second).
+MASTER_SILENCE = 10.0
+#: Seconds since a worker's last heartbeat (one a second) within which it counts for readiness.
+READY_SILENCE = 10.0
+_MAX_CONNECTIONS = 64  # probe connections held at once; the oldest is dropped beyond
+_DEADLINE = 2.0  # seconds a probe connection may take to send its request line
+_MAX_HEAD = 8192
+
+
+@dataclass(frozen=True)
+class Beat:
+    """One worker as the board shows it: booted (past its own set-up), and the
+    ``time.monotonic()`` of its last heartbeat."""
+
+    booted: bool
+    last: float
+
+
+@dataclass
+class Supervision:
+    """What the master knows about itself and its workers, and what the probes answer.
+
+    :param timeout: ``GNAU_TIMEOUT``: the longest a worker may go without a heartbeat.
+    :param workers: the workers' beats now (the board).
+    :param clock: ``time.monotonic`` (tests pass their own).
+
+    >>> now = [100.0]
+    >>> s = Supervision(30, lambda: [Beat(True, 99.0)], clock=lambda: now[0])
+    >>> s.master_ran(); s.health(), s.readiness()
+    (None, None)
+    >>> now[0] += 12; s.health()       # the master's loop has not run for 12 s
+    'the master has not run its loop for 12 s'
+    >>> s.master_ran(); s.readiness()  # workers silent for 13 s: live, but not ready
+    'no worker has sent a heartbeat for 13 s'
+    >>> s.draining = True; s.health(), s.readiness()
+    (None, 'the server is draining after a shutdown signal')
+    """
+
+    timeout: float
+    workers: Callable[[], list[Beat]]
+    clock: Callable[[], float] = time.monotonic
+    draining: bool = False
+    master_beat: float = field(default=0.0)
+    worker_beat: float = field(default=0.0)
+
+    def __post_init__(self) -> None:
+        now = self.clock()
+        self.master_beat = self.worker_beat = now
+
+    def master_ran(self) -> None:
+        """Note one run of the master's loop (and the newest heartbeat of a booted worker)."""
+        self.master_beat = self.clock()
+        self._note_workers()
+
+    def _note_workers(self) -> float | None:
+        beats = [b.last for b in self.workers() if b.booted]
+        if beats:
+            self.worker_beat = max(self.worker_beat, *beats)
+            return max(beats)
+        return None
+
+    def health(self) -> str | None:
+        """``None`` when live, else why not (liveness)."""
+        if self.draining:
+            return None
+        now = self.clock()
+        if now - self.master_beat > MASTER_SILENCE:
+            return f"the master has not run its loop for {now - self.master_beat:.0f} s"
+        self._note_workers()
+        if now - self.worker_beat > self.timeout:
+            return f"no worker has sent a heartbeat for {now - self.worker_beat:.0f} s"
+        return None
+
+    def readiness(self) -> str | None:
+        """``None`` when ready, else why not (readiness)."""
+        if self.draining:
+            return "the server is draining after a shutdown signal"
+        problem = self.health()
+        if problem is not None:
+            return problem
+        newest = self._note_workers()
+        now = self.clock()
+        if newest is None:
+            return "no worker has booted yet"
+        if now - newest > READY_SILENCE:
+            return f"no worker has sent a heartbeat for {now - newest:.0f} s"
+        return None
+
+
+def parse_bind(bind: str) -> tuple[str, int]:
+    """``HOST:PORT`` as a socket address (``[::1]:8001`` for IPv6).
+
+    >>> parse_bind("0.0.0.0:8001"), parse_bind("[::1]:9000")
+    (('0.0.0.0', 8001), ('::1', 9000))
+    """
+    host, port = bind.rsplit(":", 1)
+    return host.strip("[]"), int(port)
+
+
+def _answer(status: int, body: dict[str, object], head_only: bool) -> bytes:
+    data = json.dumps(body, separators=(",", ":")).encode()
+    reason = {200: "OK", 404: "Not Found", 405: "Method Not Allowed", 503: "Service Unavailable"}[status]
+    kind = "application/json" if status == 200 else "application/problem+json"
+    head = (f"HTTP/1.1 {status} {reason}\r\nContent-Type: {kind}\r\nContent-Length: {len(data)}\r\n"
+            "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n")
+    return head.encode() + (b"" if head_only else data)
+
+
+def _problem(status: int, type_: str, title: str, detail: str) -> dict[str, object]:
+    return {"type": type_, "title": title, "status": status, "detail": detail}
+
+
+def respond(supervision: Supervision, request_line: bytes) -> bytes:
+    """The answer to one request line: ``GET /healthz`` or ``GET /readyz`` (a query string is
+    ignored; ``HEAD`` answers the head only), 404 for any other path, 405 for other methods.
+
+    >>> s = Supervision(30, lambda: [Beat(True, 0.0)], clock=lambda: 0.0)
+    >>> respond(s, b"GET /readyz?x=1 HTTP/1.1").split(b"\\r\\n")[0]
+    b'HTTP/1.1 200 OK'
+    >>> respond(s, b"POST /healthz HTTP/1.1").split(b"\\r\\n")[0]
+    b'HTTP/1.1 405 Method Not Allowed'
+    """
+    parts = request_line.split(b" ")
+    method = parts[0] if parts else b""
+    path = parts[1].split(b"?", 1)[0] if len(parts) > 1 else b""
+    if path not in (b"/healthz", b"/readyz"):
+        return _answer(404, _problem(404, "/problems/not-found", "Not found",
+                                     "This port serves GET /healthz and GET /readyz only."), False)
+    if method not in (b"GET", b"HEAD"):
+        return _answer(405, _problem(405, "/problems/method-not-allowed", "Method not allowed",
+                                     "Use GET."), False)
+    head_only = method == b"HEAD"
+    if path == b"/healthz":
+        problem = supervision.health()
+        if problem is None:
+            return _answer(200, {"status": "ok"}, head_only)
+        return _answer(503, _problem(503, "/problems/unhealthy", "Unhealthy", f"Not live: {problem}."), head_only)
+    problem = supervision.readiness()
+    if problem is None:
+        return _answer(200, {"status": "ready"}, head_only)
+    return _answer(503, _problem(503, "/problems/not-ready", "Not ready", f"Not ready: {problem}."), head_only)
+
+
+class ProbeServer:
+    """The probe listener: a listening socket and the daemon thread that serves it
+    (:meth:`start`). Every connection gets one answer and is closed; a connection that has
+    not sent its request head (at most 8 KiB) within 2 s is closed unanswered, and at most
+    64 are held.
+
+    :param address: ``(host, port)`` to listen on.
+    :param supervision: what the answers are made from.
+    """
+
+    def __init__(self, address: tuple[str, int], supervision: Supervision) -> None:
+        self.supervision = supervision
+        family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
+        self.sock = socket.socket(family, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(address)
+        self.sock.listen(128)
+        self.sock.setblocking(False)
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(self.sock, selectors.EVENT_READ)
+        self.pending: dict[socket.socket, tuple[float, bytearray]] = {}
+        self.thread = threading.Thread(target=self._serve, name="gnau-probes", daemon=True)
+        os.register_at_fork(after_in_child=self.close)
+
+    @property
+    def port(self) -> int:
+        """The port it listens on."""
+        port: int = self.sock.getsockname()[1]
+        return port
+
+    def start(self) -> None:
+        """Serve from a daemon thread (it ends with the process)."""
+        self.thread.start()
+
+    def close(self) -> None:
+        """Close every socket of the listener (a forked worker does this at once)."""
+        for conn in list(self.pending):
+            conn.close()
+        self.pending.clear()
+        self.selector.close()
+        self.sock.close()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                events = self.selector.select(0.25)
+            except (OSError, ValueError):  # closed
+                return
+            for key, _ in events:
+                if key.fileobj is self.sock:
+                    self._accept()
+                else:
+                    self._read(key.fileobj)  # type: ignore[arg-type]
+            self._expire()
+
+    def _accept(self) -> None:
+        for _ in range(16):
+            try:
+                conn, _ = self.sock.accept()
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EWOULDBLOCK, errno.ECONNABORTED):
+                    time.sleep(0.05)  # out of descriptors or the like: do not spin
+                return
+            conn.setblocking(False)
+            if len(self.pending) >= _MAX_CONNECTIONS:
+                self._drop(min(self.pending, key=lambda c: self.pending[c][0]))
+            self.pending[conn] = (time.monotonic() + _DEADLINE, bytearray())
+            self.selector.register(conn, selectors.EVENT_READ)
+
+    def _read(self, conn: socket.socket) -> None:
+        buf = self.pending[conn][1]
+        try:
+            data = conn.recv(_MAX_HEAD)
+        except BlockingIOError:
+            return
+        except OSError:
+            self._drop(conn)
+            return
+        buf += data
+        if b"\r\n\r\n" in buf:  # the whole head read: closing leaves nothing unread (no reset)
+            with contextlib.suppress(OSError):
+                conn.send(respond(self.supervision, bytes(buf[:buf.find(b"\r\n")])))
+            self._drop(conn)
+        elif not data or len(buf) >= _MAX_HEAD:
+            self._drop(conn)
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        for conn in [c for c, (deadline, _) in self.pending.items() if deadline < now]:
+            self._drop(conn)
+
+    def _drop(self, conn: socket.socket) -> None:
+        self.pending.pop(conn, None)
+        with contextlib.suppress(KeyError, ValueError):
+            self.selector.unregister(conn)
+        conn.close()
