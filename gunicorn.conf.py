@@ -155,26 +155,31 @@ def pre_fork(server: Any, worker: Any) -> None:
     from service.gunicorn_worker import assign_slot
 
     assign_slot(server, worker)
+    worker.gnau_address_connections = settings.address_connections
     gc.freeze()
 
 
 def post_worker_init(worker: Any) -> None:
-    """On SIGTERM: readiness turns 503 at once; the worker keeps serving for the drain
-    period, then stops accepting and finishes what is in flight (gunicorn's handler).
-    Then the board shows the worker booted (the master's readiness counts it).
+    """Give the worker its compute lane (:mod:`service.http.compute`). On SIGTERM:
+    readiness turns 503 at once; the worker keeps serving for the drain period, then stops
+    accepting and finishes what is in flight (gunicorn's handler). Then the board shows the
+    worker booted (the master's readiness counts it).
 
     gevent runs signal handlers as event-loop callbacks, which must not block: the end
     of the drain is a greenlet scheduled for later."""
     import gevent
 
     from service.gunicorn_worker import mark_booted
+    from service.http.compute import ComputeLane
     from service.http.runtime import Runtime
 
     try:
-        state = Runtime.of(worker.wsgi).state
+        rt = Runtime.of(worker.wsgi)
     except (AttributeError, KeyError):  # another app (the echo): gunicorn's own handler
         mark_booted(worker)
         return
+    state = rt.state
+    rt.lane = worker.gnau_lane = ComputeLane()  # heavy requests: admitted, off the event loop
     original = worker.handle_exit
 
     def on_term(signum: int, frame: Any) -> None:

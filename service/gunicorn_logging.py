@@ -1,8 +1,9 @@
 """gunicorn's error and access logs as JSON lines (python-json-logger).
 
-The access line carries the request id the service echoed in ``X-Request-ID`` and the
-``pid`` of the worker that served it; every line has the fields of
-:func:`service.logs.json_formatter`.
+The access line carries the request id the service echoed in ``X-Request-ID``, the
+``pid`` of the worker that served it and ``wait_ms``, how long the request waited for its
+worker's compute lane before it ran (0 for a request that needs none:
+:mod:`service.http.compute`); every line has the fields of :func:`service.logs.json_formatter`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 from gunicorn.glogging import Logger
 
-from service.logs import json_formatter
+from service.logs import WAIT_KEY, json_formatter
 
 __all__ = ["JsonLogger"]
 
@@ -41,6 +42,7 @@ class JsonLogger(Logger):  # type: ignore[misc]
             "status": int(status) if status.isdigit() else status,
             "bytes": getattr(resp, "sent", None),
             "duration_ms": round(request_time.total_seconds() * 1000, 3),
+            "wait_ms": round(float(environ.get(WAIT_KEY) or 0.0) * 1000, 3),
             "request_id": headers.get("x-request-id"),
             "user_agent": environ.get("HTTP_USER_AGENT"),
         })

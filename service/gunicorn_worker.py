@@ -16,6 +16,25 @@ request (a malformed request line or header, a request line over 4,094 bytes, to
 too large headers) are answered as problem details like every other error, instead of
 gunicorn's small HTML page.
 
+**Bounds on what one client holds.** A worker serves at most ``gnau_address_connections``
+connections from one client address at once (``GNAU_ADDRESS_CONNECTIONS``, 250 of its
+``GNAU_WORKER_CONNECTIONS``): a connection beyond is answered ``503
+/problems/too-many-connections`` and closed, so one address cannot take the whole pool. A
+request head (its header lines) may be at most :data:`MAX_HEAD_BYTES` long (gunicorn's own
+limits allow 100 fields of 8,190 bytes, about 800 kB held per connection, rescanned on
+every read by its parser): beyond, ``431``. An answer the client does not take within
+``GNAU_SEND_TIMEOUT`` seconds closes its connection (:mod:`service.http.middleware` sets the
+deadline; this worker logs it and closes quietly).
+
+**Turns between the requests of a connection.** gunicorn's keep-alive loop reads a
+pipelined request from its buffer without waiting, so a client that sends requests back to
+back would keep the worker's event loop to itself (no heartbeat: the master kills the
+worker). The worker yields to the loop before each request.
+
+**A heartbeat that means progress.** A request that has computed on the worker's compute
+lane (:mod:`service.http.compute`) for longer than ``GNAU_TIMEOUT`` stops the heartbeat, so
+the master replaces a worker stuck in one computation as it did before the lane existed.
+
 **Heartbeats on the board.** Each worker also writes on its slot when it has booted
 (:func:`mark_booted`, from ``post_worker_init``) and the time of every heartbeat, so the
 master's probe listener (:mod:`service.gunicorn_probes`) reads the workers' state from
@@ -32,16 +51,27 @@ import json
 import mmap
 import socket
 import time
+from collections import Counter
 from typing import Any
 
+import gevent
+import gunicorn.http
 from gevent.server import StreamServer
 from gunicorn import util
+from gunicorn.http.errors import LimitRequestHeaders
+from gunicorn.http.message import Request
+from gunicorn.http.parser import RequestParser
 from gunicorn.workers import ggevent
 from gunicorn.workers.ggevent import GeventWorker
 
 from service.engine.text import clip
 
-__all__ = ["MAX_SLOTS", "Worker", "assign_slot", "beats", "mark_booted", "release_slot", "write_problem"]
+__all__ = ["MAX_HEAD_BYTES", "MAX_SLOTS", "Worker", "assign_slot", "beats", "mark_booted", "release_slot",
+           "write_problem"]
+
+#: The most bytes of header lines a request head may hold (the request line has its own
+#: limit, 4,094): an 8,000-byte header and a few ordinary ones fit.
+MAX_HEAD_BYTES = 32 * 1024
 
 #: The most workers one master runs with balanced accepting (GNAU_WORKERS is at most 64).
 MAX_SLOTS = 64
@@ -61,6 +91,7 @@ _TYPES = {
     417: "/problems/expectation-failed",
     431: "/problems/header-fields-too-large",
     501: "/problems/not-implemented",
+    503: "/problems/too-many-connections",
 }
 
 
@@ -149,13 +180,46 @@ def write_problem(sock: socket.socket, status_int: int, reason: str, mesg: str) 
     util.write_nonblock(sock, head + body)
 
 
+class _BoundedRequest(Request):  # type: ignore[misc]
+    """gunicorn's request, whose head may not grow past :data:`MAX_HEAD_BYTES`."""
+
+    def read_into(self, unreader: Any, buf: bytearray, stop: bool = False) -> None:
+        # Asked for more while MAX_HEAD_BYTES are held and the head has not ended: refuse.
+        # (A head that ends within the bound is never refused, whatever follows it.)
+        if len(buf) >= MAX_HEAD_BYTES:
+            raise LimitRequestHeaders(f"request head over {MAX_HEAD_BYTES} bytes")
+        super().read_into(unreader, buf, stop)
+
+
+class _BoundedParser(RequestParser):  # type: ignore[misc]
+    mesg_class = _BoundedRequest
+
+
+def _parser(cfg: Any, source: Any, source_addr: Any, http2_connection: bool = False) -> Any:
+    """gunicorn's ``http.get_parser`` for HTTP/1.x, with heads bounded."""
+    if http2_connection or getattr(cfg, "protocol", "http") != "http":
+        return _get_parser(cfg, source, source_addr, http2_connection)
+    return _BoundedParser(cfg, source, source_addr)
+
+
+_get_parser = gunicorn.http.get_parser
+
+
 class Worker(GeventWorker):  # type: ignore[misc]
-    """gunicorn's gevent worker with balanced accepting and problem-details errors."""
+    """gunicorn's gevent worker with balanced accepting, problem-details errors and the
+    bounds of the module docstring."""
 
     gnau_slot: int | None = None
+    #: Connections one client address may hold on this worker (set in the master, pre_fork).
+    gnau_address_connections: int = 250
+    #: The worker's compute lane (gunicorn.conf.py's post_worker_init sets it).
+    gnau_lane: Any = None
+    _by_address: Counter[str]
 
     def init_process(self) -> Any:
         util.write_error = write_problem  # gunicorn's base worker calls util.write_error
+        gunicorn.http.get_parser = _parser  # the async worker gets its parser by this name
+        self._by_address = Counter()
         slot = self.gnau_slot
 
         class Server(_BalancedStreamServer):
@@ -166,17 +230,51 @@ class Worker(GeventWorker):  # type: ignore[misc]
         return super().init_process()
 
     def notify(self) -> None:
-        """gunicorn's heartbeat (its file, which the master's timeout watches), also on the board."""
+        """gunicorn's heartbeat (its file, which the master's timeout watches), also on the
+        board; none while one request has computed for longer than ``GNAU_TIMEOUT``."""
+        lane = self.gnau_lane
+        if lane is not None and lane.busy_for() > self.cfg.timeout:
+            return
         super().notify()
         if self.gnau_slot is not None:
             _beat(self.gnau_slot)
 
     def handle(self, listener: Any, client: Any, addr: Any) -> Any:
+        """Serve one connection: counted on the board and per client address (refused
+        with a 503 beyond the address's share)."""
+        host = str(addr[0]) if isinstance(addr, tuple) and addr else "-"
+        by_address = self._by_address
+        if by_address[host] >= self.gnau_address_connections:
+            try:
+                client.setblocking(False)
+                write_problem(client, 503, "Service Unavailable",
+                              f"This worker already holds {by_address[host]} connections from your address, "
+                              f"as many as one address may hold; reuse them (keep-alive), or retry later.")
+            except OSError:
+                pass
+            util.close(client)
+            return None
+        by_address[host] += 1
         slot = self.gnau_slot
-        if slot is None:
-            return super().handle(listener, client, addr)
-        _BOARD[slot] += 1
+        if slot is not None:
+            _BOARD[slot] += 1
         try:
             return super().handle(listener, client, addr)
         finally:
-            _BOARD[slot] -= 1
+            if slot is not None:
+                _BOARD[slot] -= 1
+            by_address[host] -= 1
+            if not by_address[host]:
+                del by_address[host]
+
+    def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
+        """Yield to the event loop first (pipelined requests take turns with everything
+        else), then serve the request; an answer not taken within the send deadline closes
+        the connection, with one line in the log."""
+        gevent.sleep(0)
+        try:
+            return super().handle_request(listener_name, req, sock, addr)
+        except TimeoutError:
+            self.log.info("closed a connection from %s: its answer was not read within the send deadline",
+                          addr[0] if isinstance(addr, tuple) and addr else "-")
+            raise StopIteration from None

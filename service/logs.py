@@ -9,7 +9,11 @@ import sys
 from pythonjsonlogger.core import LogData
 from pythonjsonlogger.orjson import OrjsonFormatter
 
-__all__ = ["LineFormatter", "configure_logging", "json_formatter"]
+__all__ = ["WAIT_KEY", "LineFormatter", "configure_logging", "json_formatter"]
+
+#: Where a request's wait for its worker's compute lane (seconds) is kept in the WSGI
+#: environment: the access log's ``wait_ms`` and the wait metric read it.
+WAIT_KEY = "gnau.wait"
 
 
 class LineFormatter(OrjsonFormatter):

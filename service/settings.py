@@ -16,7 +16,7 @@ service.settings.SettingsError: GNAU_ANALYSIS_BUDGET_SECONDS must be a number fr
 >>> from_environ({"GNAU_WORKER": "4"})
 Traceback (most recent call last):
     ...
-service.settings.SettingsError: GNAU_WORKER is not a setting of this service; known: GNAU_ANALYSIS_BUDGET_SECONDS, GNAU_ANALYSIS_POOL_SECONDS, GNAU_BIND, GNAU_BODY_TIMEOUT, GNAU_CORS_ORIGINS, GNAU_DRAIN_SECONDS, GNAU_GRACEFUL_TIMEOUT, GNAU_GUNICORN_CONFIG, GNAU_KEEPALIVE, GNAU_LOG_LEVEL, GNAU_PROBE_BIND, GNAU_TIMEOUT, GNAU_WORKERS, GNAU_WORKER_CONNECTIONS, GNAU_WSGI_APP
+service.settings.SettingsError: GNAU_WORKER is not a setting of this service; known: GNAU_ADDRESS_CONNECTIONS, GNAU_ANALYSIS_BUDGET_SECONDS, GNAU_ANALYSIS_POOL_SECONDS, GNAU_BIND, GNAU_BODY_TIMEOUT, GNAU_CORS_ORIGINS, GNAU_DRAIN_SECONDS, GNAU_GRACEFUL_TIMEOUT, GNAU_GUNICORN_CONFIG, GNAU_KEEPALIVE, GNAU_LOG_LEVEL, GNAU_PROBE_BIND, GNAU_SEND_TIMEOUT, GNAU_TIMEOUT, GNAU_WORKERS, GNAU_WORKER_CONNECTIONS, GNAU_WSGI_APP
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 
 #: Every ``GNAU_*`` variable the service (and the ``gnau serve`` command) reads.
 VARIABLES = (
+    "GNAU_ADDRESS_CONNECTIONS",
     "GNAU_ANALYSIS_BUDGET_SECONDS",
     "GNAU_ANALYSIS_POOL_SECONDS",
     "GNAU_BIND",
@@ -47,6 +48,7 @@ VARIABLES = (
     "GNAU_KEEPALIVE",
     "GNAU_LOG_LEVEL",
     "GNAU_PROBE_BIND",
+    "GNAU_SEND_TIMEOUT",
     "GNAU_TIMEOUT",
     "GNAU_WORKERS",
     "GNAU_WORKER_CONNECTIONS",
@@ -122,9 +124,11 @@ class Settings:
     probe_bind: str | None = "127.0.0.1:8001"
     workers: int = 2
     worker_connections: int = 1000
+    address_connections: int = 250
     timeout: int = 30
     keepalive: int = 5
     body_timeout: float = 10.0
+    send_timeout: float = 10.0
     drain_seconds: int = 3
     graceful_timeout: int = 20
     log_level: str = "info"
@@ -199,9 +203,11 @@ def from_environ(env: Mapping[str, str] | None = None) -> Settings:
         probe_bind=probe_bind,
         workers=_integer(env, "GNAU_WORKERS", Settings.workers, 1, 64),
         worker_connections=_integer(env, "GNAU_WORKER_CONNECTIONS", Settings.worker_connections, 10, 100_000),
+        address_connections=_integer(env, "GNAU_ADDRESS_CONNECTIONS", Settings.address_connections, 1, 100_000),
         timeout=_integer(env, "GNAU_TIMEOUT", Settings.timeout, 1, 3600),
         keepalive=_integer(env, "GNAU_KEEPALIVE", Settings.keepalive, 1, 300),
         body_timeout=_number(env, "GNAU_BODY_TIMEOUT", Settings.body_timeout, 0.1, 300),
+        send_timeout=_number(env, "GNAU_SEND_TIMEOUT", Settings.send_timeout, 0.1, 300),
         drain_seconds=_integer(env, "GNAU_DRAIN_SECONDS", Settings.drain_seconds, 0, 300),
         graceful_timeout=_integer(env, "GNAU_GRACEFUL_TIMEOUT", Settings.graceful_timeout, 0, 3600),
         log_level=level,

@@ -1,19 +1,24 @@
 """The analysis endpoints: exact odds against the dealer, distributions, house edge (issue 5).
 
 Thin views over :mod:`service.operations.analyses`; uncached work runs inside the
-client's share of the worker's :class:`~service.http.budget.AnalysisBudget`. Every route
-is a path x method of openapi.yaml.
+client's share of the worker's :class:`~service.http.budget.AnalysisBudget`. The POST
+analyses (which may compute for seconds) run on the worker's compute lane, off the event
+loop (:meth:`Runtime.compute <service.http.runtime.Runtime.compute>`); the profiles' own
+analyses are warm and answered at once. Every route is a path x method of openapi.yaml.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 from flask import Blueprint, Response, request
 
 from service import operations
-from service.http.json_body import json_response, query, read_json
+from service.http.json_body import json_response, parse_json, query, read_json_bytes
 from service.http.runtime import runtime
+from service.profiles import ProfileRegistry
 
 __all__ = ["analyses"]
 
@@ -26,10 +31,17 @@ def _guard() -> operations.Guard:
     return guard
 
 
+def _heavy(operation: Callable[[Any, operations.Query, ProfileRegistry, operations.Guard], dict[str, Any]]) -> Response:
+    """``operation`` with the request's body, query, the profiles and the client's budget
+    guard, on the worker's compute lane."""
+    rt, raw, asked, guard = runtime(), read_json_bytes(), query(), _guard()
+    return json_response(rt.compute(lambda: operation(parse_json(raw), asked, rt.profiles, guard), heavy=True))
+
+
 @analyses.post("/odds")
 def odds_against_dealer() -> Response:
     """Exact odds of a hand against a random dealer hand (openapi: ``oddsAgainstDealer``)."""
-    return json_response(operations.odds_against_dealer(read_json(), query(), runtime().profiles, _guard()))
+    return _heavy(operations.odds_against_dealer)
 
 
 @analyses.get("/profiles/<name>/distribution")
@@ -47,10 +59,10 @@ def profile_house_edge(name: str) -> Response:
 @analyses.post("/analyses/distribution")
 def custom_distribution() -> Response:
     """Hands per label under custom rules (openapi: ``analyseDistribution``)."""
-    return json_response(operations.analyse_distribution(read_json(), query(), runtime().profiles, _guard()))
+    return _heavy(operations.analyse_distribution)
 
 
 @analyses.post("/analyses/house-edge")
 def custom_house_edge() -> Response:
     """The house edge under custom rules for a bet (openapi: ``analyseHouseEdge``)."""
-    return json_response(operations.analyse_house_edge(read_json(), query(), runtime().profiles, _guard()))
+    return _heavy(operations.analyse_house_edge)

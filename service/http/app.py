@@ -66,7 +66,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         budget=AnalysisBudget(float(app.config["ANALYSIS_BUDGET_SECONDS"]),
                               float(app.config["ANALYSIS_POOL_SECONDS"])),
     ).install(app)
-    app.wsgi_app = EveryAnswer(app.wsgi_app)  # type: ignore[method-assign]
+    app.wsgi_app = EveryAnswer(app.wsgi_app, settings.send_timeout)  # type: ignore[method-assign]
     observability.install(app)
     rt.cors_origins = cors.install(app)
     app.before_request(reject_query_on_reads)

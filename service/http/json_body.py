@@ -22,7 +22,7 @@ from service.json_text import (
     read_json_text,
 )
 
-__all__ = ["json_response", "query", "read_json"]
+__all__ = ["json_response", "parse_json", "query", "read_json", "read_json_bytes"]
 
 
 def _malformed(detail: str) -> ProblemError:
@@ -30,7 +30,7 @@ def _malformed(detail: str) -> ProblemError:
 
 
 def read_json() -> Any:
-    """The request body as JSON data.
+    """The request body as JSON data: :func:`parse_json` of :func:`read_json_bytes`.
 
     :raises ProblemError: 415 when the body is not ``application/json`` in UTF-8 (another
         ``charset`` or a ``Content-Encoding`` is refused, never reinterpreted); 413 when it
@@ -40,6 +40,16 @@ def read_json() -> Any:
         not well-formed JSON (a duplicate key, ``NaN``, a number of over 4,300 digits, or
         nesting too deep for the parser count as malformed: nothing is dropped) or holds
         a lone UTF-16 surrogate escape such as ``"\\ud800"`` (named by pointer).
+    """
+    return parse_json(read_json_bytes())
+
+
+def read_json_bytes() -> bytes:
+    """The request body's bytes, checked for media type, encodings, size, deadline and
+    framing (:func:`read_json`'s 415, 413, 408 and framing 400), not yet parsed: the I/O
+    part, which waits for the client (a view may parse elsewhere: :func:`parse_json`).
+
+    :raises ProblemError: as :func:`read_json`, but for malformed JSON.
     """
     environ = request.environ  # the headers straight from it: one context lookup
     content_type = environ.get("CONTENT_TYPE", "")
@@ -78,6 +88,14 @@ def read_json() -> Any:
     except BodyFramingError as exc:
         raise ProblemError(400, "/problems/malformed-body", "Malformed body",
                            f"The request body cannot be read: {exc}.") from None
+    return raw
+
+
+def parse_json(raw: bytes) -> Any:
+    """A body's bytes as JSON data (no request context needed: it may run off the event loop).
+
+    :raises ProblemError: 400 when not well-formed (:func:`read_json`).
+    """
     try:
         body, bad = read_json_text(decode_utf8(raw))
     except MalformedJSONError as exc:

@@ -7,15 +7,22 @@ documented place for middleware, ``app.wsgi_app``), so no per-request hook sets 
   browsers must not guess (a problem body that echoes ``<script>`` stays JSON);
 - ``Allow`` with its methods sorted (:func:`~service.http.problems.sorted_methods`): Werkzeug
   lists them from a set, in an order that varies between processes.
+
+It also bounds what an answer holds once it is made: under gunicorn, the answer must be
+taken by the client within ``send_timeout`` seconds (``GNAU_SEND_TIMEOUT``; a client that
+stops reading has its connection closed, and the answer's memory is freed), and a heavy
+request's admission (:meth:`service.http.runtime.Runtime.compute`) ends once its answer is
+sent or abandoned, whatever happened.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from service.http.observability import REQUEST_ID_HEADER, start_request
 from service.http.problems import sorted_methods
+from service.http.runtime import RELEASE_KEY
 
 __all__ = ["EveryAnswer"]
 
@@ -35,8 +42,9 @@ class EveryAnswer:
     [('Content-Type', 'text/plain'), ('Allow', 'GET, POST'), ('X-Content-Type-Options', 'nosniff'), ('X-Request-ID', 'abc')]
     """
 
-    def __init__(self, wsgi_app: WSGIApp) -> None:
+    def __init__(self, wsgi_app: WSGIApp, send_timeout: float | None = None) -> None:
         self.wsgi_app = wsgi_app
+        self.send_timeout = send_timeout
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         """Serve one request through the wrapped app."""
@@ -50,4 +58,46 @@ class EveryAnswer:
             headers.append((REQUEST_ID_HEADER, found))
             return start_response(status, headers, exc_info)
 
-        return self.wsgi_app(environ, start)
+        try:
+            body = self.wsgi_app(environ, start)
+        except BaseException:
+            _end(environ)
+            raise
+        sock = environ.get("gunicorn.socket")
+        if sock is None and RELEASE_KEY not in environ:
+            return body
+        return _Sent(body, environ, sock, self.send_timeout)
+
+
+def _end(environ: dict[str, Any]) -> None:
+    release = environ.pop(RELEASE_KEY, None)
+    if release is not None:
+        release()
+
+
+class _Sent:
+    """An answer's body as gunicorn writes it: the socket's send deadline set while it is
+    written, and the request's admission ended when gunicorn closes it (always, even when
+    the client went away)."""
+
+    def __init__(self, body: Iterable[bytes], environ: dict[str, Any], sock: Any, timeout: float | None) -> None:
+        self.body = body
+        self.environ = environ
+        self.sock = sock
+        self.timeout = timeout
+
+    def __iter__(self) -> Iterator[bytes]:
+        if self.sock is not None and self.timeout:
+            self.sock.settimeout(self.timeout)  # gevent's sendall: a deadline for the whole write
+        return iter(self.body)
+
+    def close(self) -> None:
+        """Reset the socket's deadline, close the body, end the admission."""
+        try:
+            if self.sock is not None and self.timeout:
+                self.sock.settimeout(None)
+            close = getattr(self.body, "close", None)
+            if close is not None:
+                close()
+        finally:
+            _end(self.environ)

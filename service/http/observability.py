@@ -22,6 +22,8 @@ from prometheus_client import (
 )
 from prometheus_client import multiprocess as prometheus_multiprocess
 
+from service.logs import WAIT_KEY
+
 __all__ = ["REQUEST_ID_HEADER", "install", "observe_categories", "request_id", "start_request"]
 
 REQUEST_ID_HEADER = "X-Request-ID"
@@ -37,6 +39,10 @@ REQUESTS = Counter("gnau_http_requests_total", "HTTP requests served, by route t
 LATENCY = Histogram("gnau_http_request_duration_seconds", "Time to serve a request, by route template.",
                     ["route", "method"],
                     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0))
+WAIT = Histogram("gnau_http_request_wait_seconds",
+                 "Time a request waited for its worker's compute lane before it ran (0 when it needed none), "
+                 "by route template.", ["route", "method"],
+                 buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0))
 EVALUATIONS = Counter("gnau_evaluations_total", "Hands evaluated, by profile and category.",
                       ["profile", "category"])
 
@@ -46,6 +52,7 @@ EVALUATIONS = Counter("gnau_evaluations_total", "Hands evaluated, by profile and
 #: are bounded (routes, methods, statuses, profiles and categories), so these stay small.
 _REQUEST_CHILDREN: dict[tuple[str, str, int], Any] = {}
 _LATENCY_CHILDREN: dict[tuple[str, str], Any] = {}
+_WAIT_CHILDREN: dict[tuple[str, str], Any] = {}
 _EVALUATION_CHILDREN: dict[tuple[str, str], Any] = {}
 
 
@@ -95,6 +102,7 @@ def request_id() -> str:
 def install(app: Flask) -> None:
     """Request metrics (every series by route template, method and status) and ``/metrics``.
 
+    The wait of a request for its worker's compute lane is ``gnau_http_request_wait_seconds``.
     One hook, run on every request, with two lookups of Flask's context-local ``request``
     (each costs about half a microsecond); the id and the start time come from
     :func:`start_request`, in the WSGI environment.
@@ -111,6 +119,7 @@ def install(app: Flask) -> None:
         started = environ.get(_STARTED_KEY)
         if started is not None:
             _child(_LATENCY_CHILDREN, LATENCY, (route, method)).observe(time.perf_counter() - started)
+        _child(_WAIT_CHILDREN, WAIT, (route, method)).observe(environ.get(WAIT_KEY, 0.0))
         return response
 
     app.add_url_rule("/metrics", "metrics", metrics_response, methods=["GET"])

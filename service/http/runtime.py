@@ -10,19 +10,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
-from flask import Flask, current_app
+from flask import Flask, current_app, request
 
 from service.http.budget import AnalysisBudget
+from service.http.compute import InlineLane, Lane
 from service.http.observability import observe_categories
+from service.logs import WAIT_KEY
 from service.operations.warming import Warmed, warm
 from service.profiles import ProfileRegistry
 from service.settings import Settings
 
-__all__ = ["RUNTIME_KEY", "Runtime", "ServerState", "runtime"]
+__all__ = ["RELEASE_KEY", "RUNTIME_KEY", "Runtime", "ServerState", "runtime"]
 
 #: The ``app.extensions`` key of the app's :class:`Runtime`.
 RUNTIME_KEY = "gnau"
+#: Where a heavy request keeps, in the WSGI environment, what ends its admission
+#: (:meth:`Runtime.compute`); the WSGI layer calls it once the answer is sent.
+RELEASE_KEY = "gnau.release"
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -48,6 +56,8 @@ class Runtime:
     :param observe: counts evaluated hands: ``observe(profile name, {category: hands})``.
     :param cors_origins: the origins allowed by CORS (empty: CORS is off).
     :param openapi: the contract as served (with the operator's profiles), built on first use.
+    :param lane: where heavy work runs (:mod:`service.http.compute`): the worker's compute
+        lane under gunicorn (gunicorn.conf.py installs it after the fork), else inline.
     """
 
     profiles: ProfileRegistry = field(default_factory=ProfileRegistry)
@@ -56,6 +66,24 @@ class Runtime:
     observe: Callable[[str, Mapping[str, int]], None] = observe_categories
     cors_origins: list[str] = field(default_factory=list)
     openapi: bytes | None = None
+    lane: Lane = field(default_factory=InlineLane)
+
+    def compute(self, work: Callable[[], T], *, heavy: bool) -> T:
+        """``work()`` for the current request: at once when it is light, else admitted to
+        the worker's compute lane and run there (its wait noted for the access log and the
+        metrics; its admission ends when the answer is sent, :data:`RELEASE_KEY`).
+
+        :raises service.http.compute.ServerBusyError: not admitted, or it waited too long.
+        """
+        if not heavy:
+            return work()
+        environ = request.environ
+        environ[RELEASE_KEY] = self.lane.admit(request.remote_addr or "-")
+
+        def note(waited: float) -> None:
+            environ[WAIT_KEY] = waited
+
+        return self.lane.run(work, note)
 
     def warm(self) -> Warmed:
         """Build every profile's table and analyses (:func:`service.operations.warming.warm`),

@@ -13,7 +13,8 @@ from flask import Blueprint, Response
 
 from service import operations
 from service.http import gc_pause
-from service.http.json_body import json_response, query, read_json
+from service.http.compute import HEAVY_BODY_BYTES
+from service.http.json_body import json_response, parse_json, query, read_json, read_json_bytes
 from service.http.runtime import runtime
 from service.operations import Answer, Query
 from service.profiles import ProfileRegistry
@@ -23,10 +24,25 @@ __all__ = ["scoring"]
 scoring = Blueprint("scoring", __name__, url_prefix="/v1")
 
 
-def _answer(operation: Callable[[Any, Query, ProfileRegistry], Answer]) -> Response:
-    """Call ``operation`` with the request's body, query and the profiles; count its hands."""
+def _answer(operation: Callable[[Any, Query, ProfileRegistry], Answer], *, paused: bool = False) -> Response:
+    """Call ``operation`` with the request's body, query and the profiles; count its hands.
+
+    A large body (:data:`~service.http.compute.HEAVY_BODY_BYTES`) is parsed, checked and
+    answered on the worker's compute lane, off the event loop (:meth:`Runtime.compute
+    <service.http.runtime.Runtime.compute>`); a small one at once. ``paused``: the cyclic
+    garbage collector is off while the work runs (:mod:`service.http.gc_pause`), only
+    then: never while the request waits for its body or for the lane, so paused spans
+    do not pile up (garbage left by requests that waited long would outlive them)."""
     rt = runtime()
-    answer = operation(read_json(), query(), rt.profiles)
+    raw, asked = read_json_bytes(), query()
+
+    def work() -> Answer:
+        if not paused:
+            return operation(parse_json(raw), asked, rt.profiles)
+        with gc_pause.paused():
+            return operation(parse_json(raw), asked, rt.profiles)
+
+    answer = rt.compute(work, heavy=len(raw) >= HEAVY_BODY_BYTES)
     rt.observe(answer.profile, answer.categories)
     return json_response(answer.body)
 
@@ -41,10 +57,9 @@ def evaluate_hand() -> Response:
 def evaluate_hands() -> Response:
     """Evaluate up to 10,000 hands (openapi: ``evaluateHands``); ``fields`` selects members."""
     # ~100,000 short-lived, acyclic objects (the parsed body, the answer): no cyclic
-    # collection while they live; a refused request's problem leaves the pause as an
+    # collection while they are made; a refused request's problem leaves the pause as an
     # exception (its cycles wait for the next collection).
-    with gc_pause.paused():
-        return _answer(operations.evaluate_hands)
+    return _answer(operations.evaluate_hands, paused=True)
 
 
 @scoring.post("/rankings")
