@@ -20,12 +20,12 @@ from service.http.json_body import json_response, parse_json, query, read_json_b
 from service.http.runtime import runtime
 from service.profiles import ProfileRegistry
 
-__all__ = ["analyses"]
+__all__ = ["analyses", "client_guard"]
 
 analyses = Blueprint("analyses", __name__, url_prefix="/v1")
 
 
-def _guard() -> operations.Guard:
+def client_guard() -> operations.Guard:
     """The current client's budget guard (:meth:`~service.http.budget.AnalysisBudget.guard`)."""
     guard: operations.Guard = partial(runtime().budget.guard, request.remote_addr or "-")
     return guard
@@ -34,7 +34,7 @@ def _guard() -> operations.Guard:
 def _heavy(operation: Callable[[Any, operations.Query, ProfileRegistry, operations.Guard], dict[str, Any]]) -> Response:
     """``operation`` with the request's body, query, the profiles and the client's budget
     guard, on the worker's compute lane."""
-    rt, raw, asked, guard = runtime(), read_json_bytes(), query(), _guard()
+    rt, raw, asked, guard = runtime(), read_json_bytes(), query(), client_guard()
     return json_response(rt.compute(lambda: operation(parse_json(raw), asked, rt.profiles, guard), heavy=True))
 
 
@@ -47,7 +47,7 @@ def odds_against_dealer() -> Response:
 @analyses.get("/profiles/<name>/distribution")
 def profile_distribution(name: str) -> Response:
     """Hands per label over one deck (openapi: ``getProfileDistribution``); 404 when unknown."""
-    return json_response(operations.get_profile_distribution(name, runtime().profiles, _guard()))
+    return json_response(operations.get_profile_distribution(name, runtime().profiles, client_guard()))
 
 
 @analyses.get("/profiles/<name>/house-edge")

@@ -17,13 +17,18 @@ budget refills (a 5xx would count as a server fault). A budget of 0 turns such w
 from __future__ import annotations
 
 import math
-import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from gevent.monkey import get_original
+
 from service.http.problems import ProblemError
+
+#: A native lock, whether or not gevent patched ``threading``: budgets are charged on a
+#: worker's compute thread (:mod:`service.http.compute`) as well as in its event loop.
+_Lock = get_original("threading", "Lock")
 
 __all__ = ["CHEAP_SECONDS", "AnalysisBudget", "AnalysisDisabledError", "ComputeBudget", "TooExpensiveError"]
 
@@ -54,7 +59,7 @@ class ComputeBudget:
         self.tokens = capacity
         self.clock = clock
         self.stamp = clock()
-        self.lock = threading.Lock()
+        self.lock = _Lock()
 
     def _refill(self) -> None:
         now = self.clock()
@@ -104,7 +109,7 @@ class AnalysisBudget:
         self.pool = ComputeBudget(pool, clock)
         self.clock = clock
         self.clients: OrderedDict[str, ComputeBudget] = OrderedDict()
-        self.lock = threading.Lock()
+        self.lock = _Lock()
 
     def _client(self, client: str) -> ComputeBudget:
         with self.lock:
@@ -145,9 +150,9 @@ class AnalysisBudget:
         wait = self.admit(client, cost)
         if wait is not None:
             raise TooExpensiveError(
-                f"This analysis needs about {cost:.1f} s of uncached work and the budget for such work "
+                f"This request needs about {cost:.1f} s of uncached work and the budget for such work "
                 f"({self.per_client:g} s per minute for each client, {self.pool.capacity:g} s for all) is spent; "
-                f"retry in {wait} s, or use a profile's cached analyses.",
+                f"retry in {wait} s, or use a profile's rules (its table and analyses are built).",
                 wait)
         started = time.monotonic()
         try:

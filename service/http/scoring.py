@@ -1,6 +1,10 @@
 """The scoring endpoints (evaluate, batch, rank, settle, exposures): read the request,
 call its operation (:mod:`service.operations.scoring`), count the hands, write JSON.
 
+Hands under custom rules that have no table are evaluated by the reference evaluator
+(about 50 µs each): that work is paid from the client's share of the worker's analysis
+budget (:mod:`service.http.budget`), like an uncached analysis: 429 when it is spent.
+
 Every route here is a path x method of openapi.yaml; a test keeps the two in lock-step.
 """
 
@@ -13,10 +17,11 @@ from flask import Blueprint, Response
 
 from service import operations
 from service.http import gc_pause
+from service.http.analyses import client_guard
 from service.http.compute import HEAVY_BODY_BYTES
 from service.http.json_body import json_response, parse_json, query, read_json, read_json_bytes
 from service.http.runtime import runtime
-from service.operations import Answer, Query
+from service.operations import Answer, Guard, Query
 from service.profiles import ProfileRegistry
 
 __all__ = ["scoring"]
@@ -24,8 +29,9 @@ __all__ = ["scoring"]
 scoring = Blueprint("scoring", __name__, url_prefix="/v1")
 
 
-def _answer(operation: Callable[[Any, Query, ProfileRegistry], Answer], *, paused: bool = False) -> Response:
-    """Call ``operation`` with the request's body, query and the profiles; count its hands.
+def _answer(operation: Callable[[Any, Query, ProfileRegistry, Guard], Answer], *, paused: bool = False) -> Response:
+    """Call ``operation`` with the request's body, query, the profiles and the client's
+    budget guard; count its hands.
 
     A large body (:data:`~service.http.compute.HEAVY_BODY_BYTES`) is parsed, checked and
     answered on the worker's compute lane, off the event loop (:meth:`Runtime.compute
@@ -34,13 +40,13 @@ def _answer(operation: Callable[[Any, Query, ProfileRegistry], Answer], *, pause
     then: never while the request waits for its body or for the lane, so paused spans
     do not pile up (garbage left by requests that waited long would outlive them)."""
     rt = runtime()
-    raw, asked = read_json_bytes(), query()
+    raw, asked, guard = read_json_bytes(), query(), client_guard()
 
     def work() -> Answer:
         if not paused:
-            return operation(parse_json(raw), asked, rt.profiles)
+            return operation(parse_json(raw), asked, rt.profiles, guard)
         with gc_pause.paused():
-            return operation(parse_json(raw), asked, rt.profiles)
+            return operation(parse_json(raw), asked, rt.profiles, guard)
 
     answer = rt.compute(work, heavy=len(raw) >= HEAVY_BODY_BYTES)
     rt.observe(answer.profile, answer.categories)

@@ -11,8 +11,7 @@ need a guard.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -27,24 +26,16 @@ from service.engine.partial import PartialOdds, partial_odds
 from service.engine.rules import Profile, Rules
 from service.engine.settle import BETS
 from service.errors import ErrorItem, InvalidRequestError
-from service.operations.scoring import Query, load
+from service.operations.scoring import Guard, Query, load, unguarded
 from service.profiles import ProfileRegistry
 from service.serialize import evaluation_dict
 
 __all__ = ["Guard", "analyse_distribution", "analyse_house_edge", "fraction_text", "get_profile_distribution",
            "get_profile_house_edge", "odds_against_dealer", "odds_answer", "unguarded"]
 
-#: Runs uncached work estimated at the given seconds, or raises to refuse it.
-Guard = Callable[[float], AbstractContextManager[object]]
-
 _ODDS = OddsRequestSchema()
 _ANALYSIS = AnalysisRequestSchema(exclude=("decks",))
 _HOUSE_EDGE = HouseEdgeRequestSchema(exclude=("decks",))
-
-
-def unguarded(cost: float) -> AbstractContextManager[object]:
-    """The :data:`Guard` that runs any work (the ``gnau`` command's)."""
-    return nullcontext()
 
 
 def fraction_text(value: Fraction) -> str:

@@ -10,7 +10,8 @@ command line and the API accept, reject and answer exactly alike. Problems are r
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -18,6 +19,7 @@ from typing import Any, NamedTuple
 from marshmallow import Schema, ValidationError
 
 from service.engine.compare import rank_hands as rank_evaluations
+from service.engine.cost import scoring_cost
 from service.engine.evaluate import evaluate_codes
 from service.engine.exposure import Exposure, TableExposure, table_exposure, worst_case_amount
 from service.engine.hand import Evaluation
@@ -35,12 +37,22 @@ from service.schemas import (
 )
 from service.serialize import evaluate_batch, evaluation_dict, evaluations_json, parse_fields, select
 
-__all__ = ["Answer", "Query", "Scoring", "evaluate_hand", "evaluate_hands",
+__all__ = ["Answer", "Guard", "Query", "Scoring", "evaluate_hand", "evaluate_hands",
            "exposure_answer", "load", "load_body", "rank_hands", "ranking_answer", "safe_integer_problems",
-           "settle_request", "settle_round", "settlement_answer", "settlement_answer_dumped", "table_exposures"]
+           "settle_request", "settle_round", "settlement_answer", "settlement_answer_dumped", "table_exposures",
+           "unguarded"]
 
 #: Query parameters by name, every value given (``{"profile": ["niu-niu"]}``).
 Query = Mapping[str, Sequence[str]]
+
+#: Runs uncached work estimated at the given seconds, or raises to refuse it (the HTTP
+#: layer's compute budget; custom rules without a table cost the reference evaluator's time).
+Guard = Callable[[float], AbstractContextManager[object]]
+
+
+def unguarded(cost: float) -> AbstractContextManager[object]:
+    """The :data:`Guard` that runs any work (the ``gnau`` command's)."""
+    return nullcontext()
 
 _RANKING_OUT = RankingResponseSchema()
 _SETTLEMENT_OUT = SettlementResponseSchema()
@@ -276,7 +288,8 @@ _SETTLEMENT = SettlementRequestSchema()
 _EXPOSURE = ExposureRequestSchema()
 
 
-def evaluate_hand(body: Any, query: Query, profiles: ProfileRegistry, *, with_evaluation: bool = False) -> Answer:
+def evaluate_hand(body: Any, query: Query, profiles: ProfileRegistry, guard: Guard = unguarded, *,
+                  with_evaluation: bool = False) -> Answer:
     """``POST /v1/evaluations`` (``evaluateHand``): one hand; ``fields`` selects members.
 
     :param with_evaluation: also give the :class:`~service.engine.hand.Evaluation` (the
@@ -284,6 +297,11 @@ def evaluate_hand(body: Any, query: Query, profiles: ProfileRegistry, *, with_ev
     :raises InvalidRequestError: naming every problem of the request.
     """
     s, fields = load(_EVALUATION, body, query, profiles, with_fields=True)
+    with guard(scoring_cost(s.rules, 1)):  # cheap: never refused, as for every few hands
+        return _evaluate_one(s, fields, with_evaluation)
+
+
+def _evaluate_one(s: Scoring, fields: tuple[str, ...] | None, with_evaluation: bool) -> Answer:
     if with_evaluation:
         [full] = evaluate_codes([s.data["hand"]], s.rules)
         data = evaluation_dict(full)
@@ -293,7 +311,7 @@ def evaluate_hand(body: Any, query: Query, profiles: ProfileRegistry, *, with_ev
     return Answer(s.context | evaluation, s.profile.name, {category: 1})
 
 
-def evaluate_hands(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
+def evaluate_hands(body: Any, query: Query, profiles: ProfileRegistry, guard: Guard = unguarded) -> Answer:
     """``POST /v1/evaluations/batch`` (``evaluateHands``): up to 10,000 hands, the
     evaluations as one JSON text (an ``orjson.Fragment``: no Evaluation objects, no dict
     per hand); ``fields`` selects members.
@@ -301,30 +319,33 @@ def evaluate_hands(body: Any, query: Query, profiles: ProfileRegistry) -> Answer
     :raises InvalidRequestError: naming every problem of the request.
     """
     s, fields = load(_BATCH, body, query, profiles, with_fields=True)
-    evaluations, categories = evaluations_json(s.data["hands"], s.rules, fields)
+    with guard(scoring_cost(s.rules, len(s.data["hands"]))):
+        evaluations, categories = evaluations_json(s.data["hands"], s.rules, fields)
     return Answer(s.context | {"evaluations": evaluations}, s.profile.name, categories)
 
 
-def rank_hands(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
+def rank_hands(body: Any, query: Query, profiles: ProfileRegistry, guard: Guard = unguarded) -> Answer:
     """``POST /v1/rankings`` (``rankHands``): 2 to 1,000 hands; ``fields`` selects members.
 
     :raises InvalidRequestError: naming every problem of the request.
     """
     s, fields = load(_RANKING, body, query, profiles, with_fields=True)
-    answer, evaluations = ranking_answer(s)
+    with guard(scoring_cost(s.rules, len(s.data["hands"]))):
+        answer, evaluations = ranking_answer(s)
     if fields is not None:
         for item in answer["ranking"]:
             item["evaluation"] = select(item["evaluation"], fields)
     return Answer(answer, s.profile.name, Counter(e.category for e in evaluations))
 
 
-def settle_round(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
+def settle_round(body: Any, query: Query, profiles: ProfileRegistry, guard: Guard = unguarded) -> Answer:
     """``POST /v1/settlements`` (``settleRound``): a round against the dealer.
 
     :raises InvalidRequestError: naming every problem of the request.
     """
     s, _ = load(_SETTLEMENT, body, query, profiles)
-    answer, evaluations = settlement_answer(s)
+    with guard(scoring_cost(s.rules, 1 + len(s.data["players"]))):
+        answer, evaluations = settlement_answer(s)
     return Answer(answer, s.profile.name, Counter(e.category for e in evaluations))
 
 
