@@ -67,6 +67,14 @@ if str(os.getpid()) != _MASTER:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = _dir
     os.environ["_GNAU_METRICS_MASTER_PID"] = str(os.getpid())
 
+    # Each worker's samples go to files named by its slot, not its pid: a worker that
+    # replaces a dead one counts on in the dead one's files (service.gunicorn_worker).
+    from prometheus_client import values as _values
+
+    from service.gunicorn_worker import metrics_identity
+
+    _values.ValueClass = _values.MultiProcessValue(process_identifier=metrics_identity)
+
     def _remove_own_metrics_dir(pid: int = os.getpid(), path: str = _dir, own: bool = _own) -> None:
         """Remove the folder this master made, however it exits (a failed app load too);
         forked workers inherit the handler, so it acts only in the master."""
@@ -219,4 +227,4 @@ def child_exit(server: Any, worker: Any) -> None:
     from service.gunicorn_worker import release_slot
 
     release_slot(worker)
-    multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
+    multiprocess.mark_process_dead(f"slot{worker.gnau_slot}")  # type: ignore[no-untyped-call]

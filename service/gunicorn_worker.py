@@ -35,6 +35,13 @@ worker). The worker yields to the loop before each request.
 lane (:mod:`service.http.compute`) for longer than ``GNAU_TIMEOUT`` stops the heartbeat, so
 the master replaces a worker stuck in one computation as it did before the lane existed.
 
+**Metrics files by slot, not by pid.** prometheus_client's multiprocess mode writes each
+process's samples to files named by its pid, and keeps a dead process's files so that its
+counts stay in the totals: every worker ever killed left two files until the container
+restarted. Workers name their files by slot instead (:func:`metrics_identity`, which
+gunicorn.conf.py gives prometheus_client): a worker that replaces a dead one takes its slot,
+opens its files and counts on from its totals, so there are never more files than slots.
+
 **Heartbeats on the board.** Each worker also writes on its slot when it has booted
 (:func:`mark_booted`, from ``post_worker_init``) and the time of every heartbeat, so the
 master's probe listener (:mod:`service.gunicorn_probes`) reads the workers' state from
@@ -49,6 +56,7 @@ from __future__ import annotations
 import ctypes
 import json
 import mmap
+import os
 import socket
 import time
 from collections import Counter
@@ -66,8 +74,8 @@ from gunicorn.workers.ggevent import GeventWorker
 
 from service.engine.text import clip
 
-__all__ = ["MAX_HEAD_BYTES", "MAX_SLOTS", "Worker", "assign_slot", "beats", "mark_booted", "release_slot",
-           "write_problem"]
+__all__ = ["MAX_HEAD_BYTES", "MAX_SLOTS", "Worker", "assign_slot", "beats", "mark_booted", "metrics_identity",
+           "release_slot", "write_problem"]
 
 #: The most bytes of header lines a request head may hold (the request line has its own
 #: limit, 4,094): an 8,000-byte header and a few ordinary ones fit.
@@ -111,6 +119,18 @@ def release_slot(worker: Any) -> None:
     if slot is not None:
         _BOARD[_LIVE + slot] = _BOARD[_BOOTED + slot] = 0
         _BOARD[slot] = 0
+
+
+#: This process's slot, once it is a worker (set as it starts: :meth:`Worker.init_process`).
+_own_slot: int | None = None
+
+
+def metrics_identity() -> str:
+    """The name of this process's metrics files: ``slot3`` in the worker of slot 3, else
+    the pid (prometheus_client's ``process_identifier``: live processes never share one,
+    as no two live workers share a slot)."""
+    slot = _own_slot
+    return str(os.getpid()) if slot is None else f"slot{slot}"
 
 
 def _beat(slot: int) -> None:
@@ -217,6 +237,8 @@ class Worker(GeventWorker):  # type: ignore[misc]
     _by_address: Counter[str]
 
     def init_process(self) -> Any:
+        global _own_slot
+        _own_slot = self.gnau_slot
         util.write_error = write_problem  # gunicorn's base worker calls util.write_error
         gunicorn.http.get_parser = _parser  # the async worker gets its parser by this name
         self._by_address = Counter()

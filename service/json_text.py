@@ -199,20 +199,37 @@ def read_json_text(text: str, what: str = "The body") -> tuple[Any, list[str]]:
     return data, _surrogate_pointers(text, data)
 
 
-def _walk(value: Any, path: tuple[object, ...]) -> list[str]:
+def _has_surrogate(text: str) -> bool:
+    return any("\ud800" <= ch <= "\udfff" for ch in text)
+
+
+class _Found(str):
+    """A pointer already made (to a key that holds a lone surrogate), kept in its place."""
+
+
+def _walk(value: Any) -> list[str]:
+    """Pointers to the strings and keys of ``value`` that hold a lone surrogate, in
+    document order. Iterative: a body the parser read may be nested about 1,000 deep,
+    deeper than Python lets a recursive walk go from inside a request.
+
+    >>> _walk({"a": ["x", "\\ud800"], "\\udc00": 1, "b": {"c": "\\udfff"}})
+    ['/a/1', '/\\\\udc00', '/b/c']
+    """
     found: list[str] = []
-    if isinstance(value, str):
-        if any("\ud800" <= ch <= "\udfff" for ch in value):
-            found.append(pointer(*path))
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if any("\ud800" <= ch <= "\udfff" for ch in key):
-                found.append(pointer(*path, key.encode("utf-8", "backslashreplace").decode()))
-            else:
-                found.extend(_walk(item, (*path, key)))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            found.extend(_walk(item, (*path, i)))
+    stack: list[tuple[Any, tuple[object, ...]]] = [(value, ())]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, _Found):
+            found.append(str(item))
+        elif isinstance(item, str):
+            if _has_surrogate(item):
+                found.append(pointer(*path))
+        elif isinstance(item, dict):
+            stack.extend(reversed([
+                (_Found(pointer(*path, key.encode("utf-8", "backslashreplace").decode())), ())
+                if _has_surrogate(key) else (child, (*path, key)) for key, child in item.items()]))
+        elif isinstance(item, list):
+            stack.extend((item[i], (*path, i)) for i in range(len(item) - 1, -1, -1))
     return found
 
 
@@ -223,4 +240,4 @@ def _surrogate_pointers(text: str, data: Any) -> list[str]:
     >>> _surrogate_pointers('{"a": ["\\\\ud800"]}', {"a": ["\\ud800"]})
     ['/a/0']
     """
-    return _walk(data, ()) if "\\u" in text else []  # escapes are rare: walk only then
+    return _walk(data) if "\\u" in text else []  # escapes are rare: walk only then
