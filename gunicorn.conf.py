@@ -73,7 +73,7 @@ if str(os.getpid()) != _MASTER:
 
     from service.gunicorn_worker import metrics_identity
 
-    _values.ValueClass = _values.MultiProcessValue(process_identifier=metrics_identity)
+    _values.ValueClass = _values.MultiProcessValue(process_identifier=metrics_identity)  # type: ignore[no-untyped-call]
 
     def _remove_own_metrics_dir(pid: int = os.getpid(), path: str = _dir, own: bool = _own) -> None:
         """Remove the folder this master made, however it exits (a failed app load too);
