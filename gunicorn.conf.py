@@ -26,10 +26,10 @@ gunicorn's own ``graceful_timeout`` (the master's limit, counted from SIGTERM) i
 therefore the sum of the two; the pod's terminationGracePeriodSeconds must exceed the
 preStop pause plus that sum.
 
-The master warms every profile (tables and analyses) once, before it listens or forks
-(``on_starting``), so the workers share what it built; it then serves health and readiness
-on GNAU_PROBE_BIND from a thread of its own (``when_ready``, :mod:`service.gunicorn_probes`),
-where no client's request can hold a probe up.
+The master serves health and readiness on GNAU_PROBE_BIND from a thread of its own
+(:mod:`service.gunicorn_probes`), where no client's request can hold a probe up, and warms
+every profile (tables and analyses) once, before it listens or forks (``on_starting``), so
+the workers share what it built.
 """
 
 from __future__ import annotations
@@ -114,31 +114,48 @@ def _runtime(server: Any) -> Any:
 
 
 def on_starting(server: Any) -> None:
-    """Warm every profile in the master, before it listens or forks (the app is preloaded):
-    the workers then share the tables and analyses, and each is ready from its first request."""
+    """Serve health and readiness on GNAU_PROBE_BIND from a thread of the master
+    (:mod:`service.gunicorn_probes`), then warm every profile, before the master listens or
+    forks (the app is preloaded): the workers share the tables and analyses, and each is
+    ready from its first request. While warming, liveness follows its progress and
+    readiness is 503."""
     import time
 
+    supervision = _start_probes(server)
     rt = _runtime(server)
     if rt is not None and not rt.state.ready:  # the benchmark's echo app is ready as it is
         started = time.monotonic()
-        warmed = rt.warm()
+        warmed = rt.warm(supervision.warmed if supervision is not None else None)
         server.log.info("warmed %d profiles in %.1f s", len(warmed.seconds), time.monotonic() - started)
 
 
-def when_ready(server: Any) -> None:
-    """Serve health and readiness on GNAU_PROBE_BIND from a thread of the master
-    (:mod:`service.gunicorn_probes`): it notes each run of the master's loop, and a shutdown
-    signal turns readiness 503 at once."""
-    if settings.probe_bind is None or getattr(server, "gnau_probes", None) is not None:
-        return  # none asked for, or already serving (gunicorn.conf.py is read again on SIGHUP)
+def _start_probes(server: Any) -> Any:
+    """The probe listener's Supervision, serving from now on (``None`` when GNAU_PROBE_BIND
+    is empty). A port that cannot be bound stops start-up with one line."""
+    if settings.probe_bind is None:
+        return None
     from service.gunicorn_probes import Beat, ProbeServer, Supervision, parse_bind
     from service.gunicorn_worker import beats
 
-    supervision = Supervision(float(settings.timeout), lambda: [Beat(*b) for b in beats()])
+    supervision = Supervision(float(settings.timeout), lambda: [Beat(*b) for b in beats()], warming=(0, 1))
     try:
         probes = ProbeServer(parse_bind(settings.probe_bind), supervision)
     except OSError as exc:
         raise SystemExit(f"GNAU_PROBE_BIND {settings.probe_bind} cannot be used: {exc.strerror}") from None
+    server.gnau_probes = probes
+    probes.start()
+    server.log.info("Probes (health, readiness) at: http://%s", settings.probe_bind)
+    return supervision
+
+
+def when_ready(server: Any) -> None:
+    """Let the probe listener watch the master: each run of its loop is noted (liveness),
+    and a shutdown signal turns readiness 503 at once. Warming is over by now."""
+    probes = getattr(server, "gnau_probes", None)
+    if probes is None or getattr(server, "gnau_watched", False):
+        return  # no probe listener, or watched already (gunicorn.conf.py is read again on SIGHUP)
+    supervision = probes.supervision
+    supervision.warmed(1, 1)
     murder, stop = server.murder_workers, server.stop
 
     def loop_ran() -> None:
@@ -150,9 +167,7 @@ def when_ready(server: Any) -> None:
         stop(graceful)
 
     server.murder_workers, server.stop = loop_ran, stopping  # the arbiter calls these by name
-    server.gnau_probes = probes
-    probes.start()
-    server.log.info("Probes (health, readiness) at: http://%s", settings.probe_bind)
+    server.gnau_watched = True
 
 
 def pre_fork(server: Any, worker: Any) -> None:

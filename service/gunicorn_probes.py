@@ -6,6 +6,11 @@ probe on the API port wait, and a probe that waits past its timeout restarts a p
 fine. So the chart probes this listener instead: one thread in the master, which serves no
 request of any client, answers from what the master knows, in microseconds:
 
+- **while warming** (the master builds every profile's tables and analyses before it forks,
+  seconds per profile): liveness 200 as long as each profile is done within
+  :data:`WARM_SILENCE` seconds of the one before, readiness 503. A start-up with many
+  profiles, or on a slow node, is therefore never taken for a hung one (the startup probe
+  passes at once), while a warming that stalls still fails liveness;
 - **liveness** (``GET /healthz``): 200 while the master's loop runs (it wakes at least once
   a second) and some booted worker has sent its heartbeat within ``GNAU_TIMEOUT`` seconds.
   A stuck worker is the master's to replace (it kills a worker silent for ``GNAU_TIMEOUT``);
@@ -40,12 +45,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-__all__ = ["MASTER_SILENCE", "READY_SILENCE", "Beat", "ProbeServer", "Supervision", "parse_bind"]
+__all__ = ["MASTER_SILENCE", "READY_SILENCE", "WARM_SILENCE", "Beat", "ProbeServer", "Supervision", "parse_bind"]
 
 #: Seconds the master's loop may go without running before liveness fails (it runs every second).
 MASTER_SILENCE = 10.0
 #: Seconds since a worker's last heartbeat (one a second) within which it counts for readiness.
 READY_SILENCE = 10.0
+#: Seconds warming may spend on one profile before liveness fails (the slowest takes about
+#: 4 s on an idle core of the reference machine: a commission's house edges).
+WARM_SILENCE = 60.0
 _MAX_CONNECTIONS = 64  # probe connections held at once; the oldest is dropped beyond
 _DEADLINE = 2.0  # seconds a probe connection may take to send its request line
 _MAX_HEAD = 8192
@@ -67,6 +75,7 @@ class Supervision:
     :param timeout: ``GNAU_TIMEOUT``: the longest a worker may go without a heartbeat.
     :param workers: the workers' beats now (the board).
     :param clock: ``time.monotonic`` (tests pass their own).
+    :ivar warming: ``(profiles warmed, profiles in all)`` while the master warms, else ``None``.
 
     >>> now = [100.0]
     >>> s = Supervision(30, lambda: [Beat(True, 99.0)], clock=lambda: now[0])
@@ -84,12 +93,20 @@ class Supervision:
     workers: Callable[[], list[Beat]]
     clock: Callable[[], float] = time.monotonic
     draining: bool = False
+    warming: tuple[int, int] | None = None
     master_beat: float = field(default=0.0)
     worker_beat: float = field(default=0.0)
+    warm_beat: float = field(default=0.0)
 
     def __post_init__(self) -> None:
         now = self.clock()
-        self.master_beat = self.worker_beat = now
+        self.master_beat = self.worker_beat = self.warm_beat = now
+
+    def warmed(self, done: int, total: int) -> None:
+        """Note that ``done`` of ``total`` profiles are warm (``done == total``: warming is
+        over, and the master's loop and the workers are watched from now on)."""
+        self.warm_beat = self.master_beat = self.worker_beat = self.clock()
+        self.warming = None if done >= total else (done, total)
 
     def master_ran(self) -> None:
         """Note one run of the master's loop (and the newest heartbeat of a booted worker)."""
@@ -108,6 +125,9 @@ class Supervision:
         if self.draining:
             return None
         now = self.clock()
+        if self.warming is not None:
+            stalled = now - self.warm_beat
+            return f"warming has made no progress for {stalled:.0f} s" if stalled > WARM_SILENCE else None
         if now - self.master_beat > MASTER_SILENCE:
             return f"the master has not run its loop for {now - self.master_beat:.0f} s"
         self._note_workers()
@@ -122,6 +142,8 @@ class Supervision:
         problem = self.health()
         if problem is not None:
             return problem
+        if self.warming is not None:
+            return f"warming the profiles' tables and analyses ({self.warming[0]} of {self.warming[1]} done)"
         newest = self._note_workers()
         now = self.clock()
         if newest is None:

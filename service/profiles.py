@@ -26,8 +26,8 @@ import yaml
 from service.engine.rules import PROFILES, Profile, RulesError, apply_overrides
 from service.engine.text import echo
 
-__all__ = ["PROFILES_FILE_ENV", "ProfileRegistry", "ProfilesFileError", "UnknownProfileError", "load_profiles_file",
-           "load_registry", "openapi_with_profiles"]
+__all__ = ["MAX_OPERATOR_PROFILES", "PROFILES_FILE_ENV", "ProfileRegistry", "ProfilesFileError",
+           "UnknownProfileError", "load_profiles_file", "load_registry", "openapi_with_profiles"]
 
 #: The environment variable naming the operator's profiles file.
 PROFILES_FILE_ENV = "PROFILES_FILE"
@@ -99,6 +99,10 @@ class ProfileRegistry(Mapping[str, Profile]):
 
 #: The largest profiles file read; anything larger is refused before it is parsed.
 MAX_PROFILES_FILE_BYTES = 256 * 1024
+#: The most profiles a file may define. Each is warmed in the master before the workers
+#: fork: its table and analyses add about 3 MiB to the pod's memory and up to about 4 s (a
+#: commission's house edges) to its start-up (README, "Limits").
+MAX_OPERATOR_PROFILES = 16
 
 
 class _StrictLoader(yaml.SafeLoader):
@@ -166,6 +170,11 @@ def load_profiles_file(path: str | Path) -> list[Profile]:
         raise ProfilesFileError(f"{path}: not valid YAML: nested too deeply") from None
     if not isinstance(data, dict) or set(data) != {"profiles"} or not isinstance(data["profiles"], dict):
         raise ProfilesFileError(f"{path}: the file must hold one key, 'profiles', mapping names to profiles")
+    if len(data["profiles"]) > MAX_OPERATOR_PROFILES:
+        raise ProfilesFileError(
+            f"{path}: the file defines {len(data['profiles'])} profiles; at most {MAX_OPERATOR_PROFILES} are "
+            "accepted (each one's tables and analyses are built at start-up: about 3 MiB and up to 4 s each; "
+            "README, Limits)")
     problems: list[str] = []
     out: list[Profile] = []
     for name, entry in data["profiles"].items():

@@ -85,13 +85,16 @@ class Runtime:
 
         return self.lane.run(work, note)
 
-    def warm(self) -> Warmed:
+    def warm(self, progress: Callable[[int, int], None] | None = None) -> Warmed:
         """Build every profile's table and analyses (:func:`service.operations.warming.warm`),
         then let readiness answer 200: the gunicorn master calls this once before it forks
         (so the workers share what it built, and each is ready from its first request);
         tests that need warm tables call it. Nothing else sets ``state.ready``.
+
+        :param progress: told ``(profiles done, profiles in all)`` as it goes (the master's
+            liveness watches it).
         """
-        warmed = warm(self.profiles)
+        warmed = warm(self.profiles, progress)
         self.state.ready = True
         return warmed
 

@@ -15,6 +15,7 @@ use suits, the card-multiset walk and the suited hands (:func:`service.engine.co
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from service.engine.cost import prepare
@@ -60,14 +61,19 @@ def warm_rules(rules: Rules) -> None:
             continue
 
 
-def warm(profiles: ProfileRegistry) -> Warmed:
+def warm(profiles: ProfileRegistry, progress: Callable[[int, int], None] | None = None) -> Warmed:
     """Warm every profile of ``profiles`` (:func:`warm_rules`), built-in first.
 
+    :param progress: told ``(profiles done, profiles in all)`` before the first and after each.
     :return: the seconds each took (a second call takes next to none).
     """
     seconds: dict[str, float] = {}
     for name, profile in profiles.items():
+        if progress is not None:
+            progress(len(seconds), len(profiles))
         started = time.perf_counter()
         warm_rules(profile.rules)
         seconds[name] = time.perf_counter() - started
+    if progress is not None:
+        progress(len(seconds), len(profiles))
     return Warmed(seconds)

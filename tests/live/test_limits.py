@@ -388,6 +388,8 @@ BILLION_LAUGHS = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
     (b"base: &base {extends: standard}\nprofiles:\n  house:\n    <<: *base\n    description: a\n", "anchors"),
     (b"profiles:\n  house:\n    <<: {extends: standard}\n    description: a\n", "merge keys"),
     (b"profiles:\n" + b"  p: {}\n" * 40_000, "over 256 KiB"),
+    (("profiles:\n" + "".join(f"  p{i}: {{extends: standard, description: d}}\n" for i in range(17))).encode(),
+     "defines 17 profiles; at most 16"),
 ])
 def test_bad_profiles_files_fail_short_and_clear(tmp_path: Path, content: bytes, expected: str) -> None:
     path = tmp_path / "profiles.yaml"
