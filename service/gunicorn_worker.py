@@ -22,7 +22,9 @@ connections from one client address at once (``GNAU_ADDRESS_CONNECTIONS``, 250 o
 /problems/too-many-connections`` and closed, so one address cannot take the whole pool. A
 request head (its header lines) may be at most :data:`MAX_HEAD_BYTES` long (gunicorn's own
 limits allow 100 fields of 8,190 bytes, about 800 kB held per connection, rescanned on
-every read by its parser): beyond, ``431``. An answer the client does not take within
+every read by its parser): beyond, ``431``; and a head that did not come whole is read
+again only after :data:`HEAD_READ_PACE`, so a client that trickles it a byte at a time
+wakes the worker a hundred times a second, not once per byte. An answer the client does not take within
 ``GNAU_SEND_TIMEOUT`` seconds closes its connection (:mod:`service.http.middleware` sets the
 deadline; this worker logs it and closes quietly).
 
@@ -80,6 +82,11 @@ __all__ = ["MAX_HEAD_BYTES", "MAX_SLOTS", "Worker", "assign_slot", "beats", "mar
 #: The most bytes of header lines a request head may hold (the request line has its own
 #: limit, 4,094): an 8,000-byte header and a few ordinary ones fit.
 MAX_HEAD_BYTES = 32 * 1024
+#: Seconds a worker waits before reading more of a request head that has not ended: a
+#: client trickling its head a byte at a time then costs at most 100 reads a second
+#: (each read rescans the head so far), not one per byte; a head that arrives whole, as
+#: every ordinary client sends it, never waits.
+HEAD_READ_PACE = 0.01
 
 #: The most workers one master runs with balanced accepting (GNAU_WORKERS is at most 64).
 MAX_SLOTS = 64
@@ -201,13 +208,16 @@ def write_problem(sock: socket.socket, status_int: int, reason: str, mesg: str) 
 
 
 class _BoundedRequest(Request):  # type: ignore[misc]
-    """gunicorn's request, whose head may not grow past :data:`MAX_HEAD_BYTES`."""
+    """gunicorn's request, whose head may not grow past :data:`MAX_HEAD_BYTES`, read at
+    most once per :data:`HEAD_READ_PACE` once it is known not to have come whole."""
 
     def read_into(self, unreader: Any, buf: bytearray, stop: bool = False) -> None:
         # Asked for more while MAX_HEAD_BYTES are held and the head has not ended: refuse.
         # (A head that ends within the bound is never refused, whatever follows it.)
         if len(buf) >= MAX_HEAD_BYTES:
             raise LimitRequestHeaders(f"request head over {MAX_HEAD_BYTES} bytes")
+        if buf:  # the head so far has not ended: let more of it arrive before reading
+            gevent.sleep(HEAD_READ_PACE)
         super().read_into(unreader, buf, stop)
 
 
