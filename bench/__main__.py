@@ -99,7 +99,10 @@ How it is measured:
   10,000 random hands per request, one request at a time, to a server started with
   `GNAU_WORKERS=1`: request parsing, validation, evaluation and the 2 MB response
   included. The slow-clients row holds 200 idle connections and 50 requests that sent
-  8 of 100 body bytes open on the service while wrk runs the half-load pace.
+  8 of 100 body bytes open on the service while wrk runs the half-load pace. The health
+  row sends `GET /healthz` on a fresh connection every 0.1 s, as a probe comes, to the API
+  port and to the master's probe port, while wrk loops 10,000-hand batches on 16
+  connections (two workers); the goal is the API port's, the chart's probes use the other.
 - **Balance.** All workers accept from one socket and keep-alive keeps each connection
   on the worker that accepted it; left alone, the worker that happens to be running when
   a burst of connections arrives takes them all (4 connections opened at once all landed
@@ -118,7 +121,8 @@ How it is measured:
   (`service/http/middleware.py`), and Flask's per-hook `async` check is skipped
   (`ServiceFlask`). A batch is read in one pass: orjson reads the body, writes the hands
   back as one compact JSON text (in C, no Python string per card), and numpy looks every
-  card token up at once from it, with the cyclic collector paused for the whole request. A full
+  card token up at once from it, with the cyclic collector paused while it computes (on the
+  worker's compute lane, `service/http/compute.py`, off the event loop). A full
   batch answer fills one text template per hand and joins the texts 256 hands at a time,
   so their memory is reused while it is still in the CPU cache instead of being mapped
   afresh on every request (about 500 page faults a 10,000-hand answer); the metrics get

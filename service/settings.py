@@ -121,7 +121,7 @@ class Settings:
     """
 
     bind: str = "127.0.0.1:8000"
-    probe_bind: str | None = "127.0.0.1:8001"
+    probe_bind: str | None = "127.0.0.1:8001"  # the port after ``bind``'s unless given
     workers: int = 2
     worker_connections: int = 1000
     address_connections: int = 250
@@ -163,6 +163,19 @@ def _number(env: Mapping[str, str], name: str, default: float, low: float, high:
     return value
 
 
+def _next_port(bind: str) -> str:
+    """The default probe address: ``bind``'s host and the port after its own (none for a
+    unix socket or port 65535).
+
+    >>> _next_port("0.0.0.0:8000"), _next_port("unix:/run/gnau.sock"), _next_port("[::1]:9000")
+    ('0.0.0.0:8001', '', '[::1]:9001')
+    """
+    host, _, port = bind.rpartition(":")
+    if bind.startswith("unix:") or not port.isdigit() or int(port) >= 65535:
+        return ""
+    return f"{host}:{int(port) + 1}"
+
+
 def from_environ(env: Mapping[str, str] | None = None) -> Settings:
     """Read and check every setting.
 
@@ -181,7 +194,7 @@ def from_environ(env: Mapping[str, str] | None = None) -> Settings:
     if not _BIND.fullmatch(bind) or (":" in bind and not bind.startswith("unix:")
                                      and not 1 <= int(bind.rsplit(":", 1)[1]) <= 65535):
         raise SettingsError(f"GNAU_BIND must be HOST:PORT (port 1-65535) or unix:/PATH, got {clip(bind)!r}")
-    probe_bind = env.get("GNAU_PROBE_BIND", Settings.probe_bind or "").strip() or None
+    probe_bind = env.get("GNAU_PROBE_BIND", _next_port(bind)).strip() or None
     if probe_bind is not None and (not _HOST_PORT.fullmatch(probe_bind)
                                    or not 1 <= int(probe_bind.rsplit(":", 1)[1]) <= 65535):
         raise SettingsError(f"GNAU_PROBE_BIND must be HOST:PORT (port 1-65535), or empty for none, "

@@ -240,13 +240,15 @@ def find_gunicorn_config(explicit: str | None = None) -> Path:
               help="Connections each worker holds at once (GNAU_WORKER_CONNECTIONS, default 1000).")
 @click.option("--profiles-file", type=click.Path(exists=True, dir_okay=False), help="Operator profiles (PROFILES_FILE).")
 @click.option("--config", "config", type=click.Path(dir_okay=False), help="gunicorn config (default: gunicorn.conf.py).")
+@click.option("--probe-bind", help="HOST:PORT of the health and readiness listener (GNAU_PROBE_BIND; default: the "
+                                   "port after --bind's; empty: none).")
 def serve(bind: str | None, workers: int | None, worker_connections: int | None, profiles_file: str | None,
-          config: str | None) -> None:
+          config: str | None, probe_bind: str | None) -> None:
     """Run the HTTP service under gunicorn with the project's gunicorn.conf.py."""
     path = find_gunicorn_config(config)
     env = dict(os.environ)
     for key, value in (("GNAU_BIND", bind), ("GNAU_WORKERS", workers), ("GNAU_WORKER_CONNECTIONS", worker_connections),
-                       ("PROFILES_FILE", profiles_file)):
+                       ("PROFILES_FILE", profiles_file), ("GNAU_PROBE_BIND", probe_bind)):
         if value is not None:
             env[key] = str(value)
     sys.stdout.flush()

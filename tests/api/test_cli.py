@@ -302,7 +302,8 @@ def test_serve_runs_gunicorn_with_the_project_config(tmp_path: Path) -> None:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"} | {"GNAU_DRAIN_SECONDS": "0"}
     with (tmp_path / "serve.log").open("wb") as log:
-        proc = subprocess.Popen([str(GNAU), "serve", "--bind", f"127.0.0.1:{port}", "--workers", "1"], cwd=tmp_path,
+        proc = subprocess.Popen([str(GNAU), "serve", "--bind", f"127.0.0.1:{port}", "--workers", "1",
+                                 "--probe-bind", f"127.0.0.1:{free_port()}"], cwd=tmp_path,
                                 env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             body = None
