@@ -334,6 +334,19 @@ class Server:
         """The pids of the master's worker processes now."""
         return children(self.proc.pid)
 
+    def quiet(self, seconds: float = 0.2, timeout: float = 3.0) -> None:
+        """Wait (at most ``timeout`` seconds) until the access log has not grown for
+        ``seconds``: requests of a load run that ended (a client that left with a request in
+        flight) are done, and their connections closed, before the next run starts."""
+        deadline = time.monotonic() + timeout
+        size = -1
+        while time.monotonic() < deadline:
+            now = self.access_log.stat().st_size if self.access_log.exists() else 0
+            if now == size:
+                return
+            size = now
+            time.sleep(seconds)
+
     def served_by(self) -> list[int]:
         """Requests served per worker since the last call (from the access log), ascending."""
         with open(self.access_log, "rb") as f:

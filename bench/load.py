@@ -139,7 +139,11 @@ class Driver:
 
     def _run(self, server: Server, path: str, body: bytes, seconds: float, connections: int,
              threads: int, delay_ms: int) -> Load:
-        server.served_by()  # skip what came before
+        # The last run's client may have left with a request in flight: its connection is
+        # still open on the server (and counted by balanced accepting) until that is
+        # answered. Start once it is, and skip what came before.
+        server.quiet()
+        server.served_by()
         if self.wrk is None:
             return _python_load(server.port, path, body, seconds, connections, delay_ms)
         script = self._script(body, delay_ms)
