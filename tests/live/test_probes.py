@@ -562,3 +562,64 @@ def test_dead_workers_leave_no_metrics_files_behind(tmp_path: Path) -> None:
     assert len(after) <= len(before) + 2, (before, after)  # at most a slot's files that had none yet
     assert metric(server.metrics(), "gnau_http_requests_total", route="/v1/profiles/<name>", method="GET",
                   status="200") == 40
+
+
+# --------------------------------------------------- the probes still see a real fault
+
+
+def test_probes_fail_when_the_server_is_stuck_for_real(tmp_path: Path) -> None:
+    """Served by the master, the probes still tell a stuck server: workers that stop
+    beating (frozen) take readiness to 503 within 10 s while the master lives, and a frozen
+    master answers nothing, which the kubelet counts as a failed liveness probe."""
+    server = start(tmp_path)
+    liveness = chart_probe("livenessProbe")
+    workers = server.worker_pids()
+    for pid in workers:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        wait_until(lambda: _answers(server, "/readyz") == 503, 20, "readiness to see the frozen workers")
+        assert _answers(server, "/healthz") == 200  # the master can still replace them (GNAU_TIMEOUT)
+    finally:
+        for pid in workers:
+            os.kill(pid, signal.SIGCONT)
+    wait_until(lambda: _answers(server, "/readyz") == 200, 20, "readiness once they run again")
+    os.kill(server.proc.pid, signal.SIGSTOP)
+    try:
+        with pytest.raises(TimeoutError):  # the kernel queues the connection; nobody answers
+            server.probe("/healthz", timeout=liveness.timeout)
+    finally:
+        os.kill(server.proc.pid, signal.SIGCONT)
+    assert server.probe("/healthz", timeout=liveness.timeout).status == 200
+
+
+def test_forking_beside_the_probe_thread_is_safe(tmp_path: Path) -> None:
+    """Workers are forked while the master's probe thread serves probes as fast as they
+    come: every replacement boots, and every probe is answered."""
+    server = start(tmp_path)
+    answers: Counter[str] = Counter()
+    stop = threading.Event()
+
+    def hammer() -> None:
+        while not stop.is_set():
+            try:
+                answers[str(server.probe("/healthz", timeout=2).status)] += 1
+            except OSError as exc:
+                answers[type(exc).__name__] += 1
+            time.sleep(0.005)
+
+    hammering = threads(hammer, hammer)
+    try:
+        for _ in range(4):
+            victim = server.worker_pids()[0]
+            os.kill(victim, signal.SIGKILL)
+
+            def replaced(gone: int = victim) -> bool:
+                return gone not in server.worker_pids() and len(server.worker_pids()) == 2
+
+            wait_until(replaced, 30, "a replacement worker")
+            server.wait_ready()
+    finally:
+        stop.set()
+        join(hammering)
+    assert set(answers) == {"200"}, answers
+    assert answers["200"] > 100, answers
