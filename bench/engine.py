@@ -7,7 +7,7 @@ Everything is timed in the same run, so the ratios hold even on a noisy, shared 
 * ``evaluate_many`` (numpy, scores and categories) on all 2,598,960 one-deck hands under
   ``standard``; its rate over the reference's rate is the engine ratio (goal ≥ 100x);
 * the per-hand table path, :func:`~service.engine.evaluate.evaluate` (full ``Evaluation``
-  objects) and :func:`~service.serialize.evaluation_dicts` (the batch endpoint's path,
+  objects) and :func:`~service.serialize.evaluations_json` over :func:`~service.engine.evaluate.resolved` (the batch endpoint's path,
   straight to response data), on the same sample;
 * table build time per built-in profile (goal ≤ 2 s each) and the memory of all built-in
   tables (goal ≤ 50 MB), each measured in a fresh interpreter: build times and the RSS
@@ -61,12 +61,14 @@ def _median_of(runs: int, fn: Callable[[], object]) -> float:
 
 
 def _batch_path(codes: list[list[int]], rules: Rules) -> None:
-    """What the batch view runs: evaluation data with the cyclic collector paused."""
+    """What the batch view runs: the resolver and the batch writer, with the cyclic collector
+    paused."""
+    from service.engine.evaluate import resolved
     from service.http import gc_pause
-    from service.serialize import evaluation_dicts
+    from service.serialize import evaluations_json
 
     with gc_pause.paused():
-        evaluation_dicts(codes, rules)
+        evaluations_json(resolved(codes, rules))
 
 
 def _rss_bytes() -> int:
@@ -115,9 +117,10 @@ def _in_child(kind: str) -> dict[str, Any]:
 def run(sample: int = SAMPLE, seed: int = SEED) -> list[Row]:
     """Run the engine benchmark and return its rows."""
     from service.engine.cards import CARDS
+    from service.engine.categories import CATEGORIES
     from service.engine.evaluate import evaluate
     from service.engine.reference import evaluate_reference
-    from service.engine.rules import CATEGORIES, PROFILES
+    from service.engine.rules import PROFILES
     from service.engine.tables import evaluate_many, table_for
 
     rules = PROFILES["standard"].rules
@@ -170,7 +173,7 @@ def run(sample: int = SAMPLE, seed: int = SEED) -> list[Row]:
         Row("Engine", "engine ratio: numpy all hands / reference", f"{ratio:,.0f}x", "≥ 100x", ratio >= 100),
         Row("Engine", f"scalar `evaluate.evaluate` (Evaluation objects), same {sample:,} hands",
             f"{rate(sample, scalar, 'hands')} ({reference / scalar:.0f}x reference)"),
-        Row("Engine", f"batch path `evaluation_dicts` (response data, collector paused), same {sample:,} hands",
+        Row("Engine", f"batch path `resolved` + `evaluations_json` (response JSON, collector paused), same {sample:,} hands",
             f"{rate(sample, dicts, 'hands')} ({reference / dicts:.0f}x reference)"),
         Row("Engine", "table build, slowest built-in profile (fresh process)",
             f"{built['times'][slowest]:.2f} s ({slowest}); all 5: {sum(built['times'].values()):.2f} s",

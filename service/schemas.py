@@ -14,6 +14,7 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from service.engine.batch import read_hands
+from service.engine.bets import BETS, DEFAULT_BET
 from service.engine.cards import (
     DECK_SIZE,
     HAND_SIZE,
@@ -25,7 +26,7 @@ from service.engine.cards import (
 )
 from service.engine.knobs import Knob
 from service.engine.rules import RULE_KNOBS
-from service.engine.settle import BETS, MAX_STAKE
+from service.engine.settle import MAX_STAKE
 
 __all__ = [
     "MESSAGES",
@@ -320,7 +321,7 @@ class DealerSchema(_Strict):
 
 def bet_field() -> fields.String:
     """A ``bet`` member: ``double`` (the default) or ``equal`` (RULES.md section 6.1)."""
-    return _choice(*BETS, load_default="double")
+    return _choice(*BETS, load_default=DEFAULT_BET)
 
 
 class PlayerSchema(_Strict):

@@ -29,6 +29,7 @@ from service.cli.tables import (
     evaluation_text,
     exposure_text,
     odds_text,
+    plain,
     profile_text,
     profiles_text,
     ranking_text,
@@ -77,8 +78,8 @@ def answer(operation: Callable[[Any, operations.Query, ProfileRegistry], Any], b
     :raises InputError: naming every problem of the request, one line.
     """
     result = run(operation, body, profile)
-    body_: dict[str, Any] = result.body if isinstance(result, operations.Answer) else result
-    return body_
+    data: dict[str, Any] = plain(result.body if isinstance(result, operations.Answer) else result)
+    return data
 
 
 def _print(body: dict[str, Any], as_json: bool, text: Callable[[dict[str, Any]], str]) -> None:
@@ -119,7 +120,7 @@ def evaluate(cards: tuple[str, ...], profile: str, decks: int | None, rules: str
     """Evaluate one hand of five CARDS, e.g. gnau evaluate AS KH 10D 3C 6S."""
     body = with_options({"hand": split_cards(cards)}, decks, rules)
     result = run(partial(operations.evaluate_hand, with_evaluation=True), body, profile)
-    _print(result.body, as_json, lambda data: evaluation_text(data, result.evaluations[0]))
+    _print(plain(result.body), as_json, lambda data: evaluation_text(data, result.evaluations[0]))
 
 
 @cli.command()

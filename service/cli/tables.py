@@ -9,9 +9,10 @@ from typing import Any
 import click
 import orjson
 
+from service.engine.categories import SPECS, Category
 from service.engine.hand import Evaluation
 
-__all__ = ["emit_json", "evaluation_text", "exposure_text", "odds_text", "profile_text", "profiles_text",
+__all__ = ["emit_json", "evaluation_text", "exposure_text", "odds_text", "plain", "profile_text", "profiles_text",
            "ranking_text", "settlement_text", "table"]
 
 
@@ -20,6 +21,13 @@ def table(rows: Sequence[Sequence[object]]) -> str:
     cells = [[str(c) for c in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells)
+
+
+def plain(body: Any) -> Any:
+    """An answer as plain JSON data: the JSON texts the operations embed for speed
+    (``orjson.Fragment``) read back, so the tables can index every member."""
+    found: Any = orjson.loads(orjson.dumps(body))
+    return found
 
 
 def emit_json(body: Any) -> None:
@@ -44,9 +52,9 @@ def _parts(e: Evaluation) -> list[tuple[str, str]]:
 
 def _sums(e: Mapping[str, Any]) -> str:
     if e["ox"] is None:
-        return "no ox formation: " + {"no_ox": "no three cards make a multiple of 10",
-                                      "five_small": "Five Small needs none",
-                                      "bomb": "a Bomb needs none"}.get(e["category"], "none")
+        spec = SPECS[Category(e["category"])]
+        return "no ox formation: " + ("no three cards make a multiple of 10" if spec.knob is None
+                                      else f"{e['label']} needs none")
     ox, power = e["ox"]["points"], e["power"]["points"]
     return (f"ox {' + '.join(map(str, ox))} = {sum(ox)}; "
             f"power {' + '.join(map(str, power))} = {sum(power)}")

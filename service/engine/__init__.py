@@ -16,12 +16,13 @@ Every cache is a section of one locked object, ``cache.CACHE``.
 """
 
 from service.engine.cards import CARDS, Card, CardError, HandError, Rank, Suit, parse_card, parse_hand
+from service.engine.categories import Category
 from service.engine.compare import RankedHand, compare, rank_hands
 from service.engine.evaluate import evaluate, evaluate_codes
 from service.engine.exposure import Exposure, TableExposure, player_exposure, table_exposure
 from service.engine.hand import Evaluation, Formation
 from service.engine.reference import evaluate_reference
-from service.engine.rules import PROFILES, Category, Profile, Rules, RulesError, apply_overrides
+from service.engine.rules import PROFILES, Profile, Rules, RulesError, apply_overrides
 from service.engine.settle import PlayerResult, Settlement, settle
 from service.engine.tables import evaluate_many
 

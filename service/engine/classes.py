@@ -47,6 +47,7 @@ __all__ = [
     "CHOOSE",
     "CLASSES",
     "CLASS_COUNTS",
+    "CLASS_OF_WEIGHT",
     "INDEX",
     "PSEUDO_RANKS",
     "RANK_WEIGHT",
@@ -153,6 +154,8 @@ def class_indexes(codes: npt.ArrayLike, presorted: bool = False) -> npt.NDArray[
 #: 3 bits per rank counting its cards (at most 5), then the count of aces of spades.
 RANK_WEIGHT: tuple[int, ...] = tuple((1 << 3 * (c >> 2)) + ((1 << 39) if c == ACE_OF_SPADES else 0)
                                      for c in range(52))
+#: The :data:`RANK_WEIGHT` sum of a hand's five codes to its class index (no sorting).
+CLASS_OF_WEIGHT: dict[int, int] = {sum(RANK_WEIGHT[c] for c in codes): k for k, (_, codes) in enumerate(CLASSES)}
 
 
 def pseudo_rank(code: int) -> int:

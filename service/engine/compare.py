@@ -17,35 +17,56 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from service.engine.cards import Card
-from service.engine.hand import Evaluation
 from service.engine.rules import Rules
 
-__all__ = ["RankedHand", "compare", "high_card_key", "rank_hands", "strength_key"]
+__all__ = ["RankedHand", "Scored", "compare", "high_card_key", "rank_hands", "strength_key"]
 
 
-def high_card_key(hand: Sequence[Card]) -> tuple[int, ...]:
-    """The hand's cards from highest to lowest for the ``high_card`` tie rule.
+class Scored(Protocol):
+    """What comparing and settling read of an evaluated hand: an
+    :class:`~service.engine.hand.Evaluation` or a resolver's
+    :class:`~service.engine.tables.HandResult`."""
+
+    @property
+    def score(self) -> int:
+        """Higher is stronger under the rules the hand was evaluated under."""
+
+    @property
+    def category(self) -> str:
+        """The category's API name."""
+
+    @property
+    def payout(self) -> int:
+        """What the hand collects when it wins, per unit stake (suited bonus included)."""
+
+    @property
+    def codes(self) -> Sequence[int]:
+        """The hand's card codes (for the ``high_card`` comparison)."""
+
+
+def high_card_key(codes: Sequence[int]) -> tuple[int, ...]:
+    """The hand's card codes from highest to lowest for the ``high_card`` tie rule.
 
     Card codes order by rank (K high, A low) and then suit (S > H > C > D), so comparing
     these tuples compares the hands card by card; identical cards compare equal.
 
     >>> from service.engine.cards import parse_hand
-    >>> high_card_key(parse_hand("AS 2D KH KS 3C".split()))
+    >>> high_card_key([c.code for c in parse_hand("AS 2D KH KS 3C".split())])
     (51, 50, 9, 4, 3)
     """
-    return tuple(sorted((c.code for c in hand), reverse=True))
+    return tuple(sorted(codes, reverse=True))
 
 
-def strength_key(evaluation: Evaluation, rules: Rules) -> tuple[int, tuple[int, ...]]:
+def strength_key(hand: Scored, rules: Rules) -> tuple[int, tuple[int, ...]]:
     """A sort key: greater is stronger, equal is equal under ``rules`` (section 5)."""
     if rules.ties == "high_card":
-        return (evaluation.score, high_card_key(evaluation.hand))
-    return (evaluation.score, ())
+        return (hand.score, high_card_key(hand.codes))
+    return (hand.score, ())
 
 
-def compare(a: Evaluation, b: Evaluation, rules: Rules) -> int:
+def compare(a: Scored, b: Scored, rules: Rules) -> int:
     """Compare two evaluated hands under ``rules`` (RULES.md section 5).
 
     Hands compare by score (category, then the pair's or quad's rank or the Single-Ox
@@ -64,15 +85,15 @@ class RankedHand:
 
     :param index: the hand's position in the input list (0-based).
     :param position: competition ranking, 1 for the strongest (1, 2, 2, 4).
-    :param evaluation: the hand's evaluation.
+    :param evaluation: the hand's evaluation (any :class:`Scored`).
     """
 
     index: int
     position: int
-    evaluation: Evaluation
+    evaluation: Scored
 
 
-def rank_hands(evaluations: Sequence[Evaluation], rules: Rules) -> list[RankedHand]:
+def rank_hands(evaluations: Sequence[Scored], rules: Rules) -> list[RankedHand]:
     """Order hands strongest first with competition positions (RULES.md section 5).
 
     Equal hands share a position and keep their input order; with the ``high_card`` tie

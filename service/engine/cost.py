@@ -13,6 +13,7 @@ refused.
 
 from __future__ import annotations
 
+from service.engine.bets import DEFAULT_BET
 from service.engine.cards import HAND_SIZE
 from service.engine.distribution import distribution_ready, pinned_distribution
 from service.engine.house_edge import house_edge_ready, pinned_house_edge
@@ -41,13 +42,13 @@ def prepare(rules: Rules) -> None:
     """
     pinned_distribution(rules)
     if not rules.commission_bps:
-        pinned_house_edge(rules, "double")
+        pinned_house_edge(rules, DEFAULT_BET)
     if uses_suits(rules):
         walk()
         pin_suited_hands(rules)
 
 
-def analysis_cost(rules: Rules, kind: str, decks: int = 1, known: int = HAND_SIZE, bet: str = "double") -> float:
+def analysis_cost(rules: Rules, kind: str, decks: int = 1, known: int = HAND_SIZE, bet: str = DEFAULT_BET) -> float:
     """A rough estimate, in seconds, of computing ``kind`` for ``rules`` now.
 
     :param kind: ``distribution``, ``house_edge`` or ``odds``.

@@ -16,9 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from service.engine.rules import Rules
-from service.engine.tables import Table
 
-__all__ = ["Tally", "five_dukes_score", "net", "tie_sides"]
+__all__ = ["Tally", "net", "tie_sides"]
 
 
 @dataclass
@@ -64,15 +63,3 @@ def tie_sides(rules: Rules, role: str) -> tuple[bool, bool]:
     if rules.ties != "dealer":
         return False, False
     return role == "dealer", role == "player"
-
-
-def five_dukes_score(table: Table) -> int | None:
-    """The score of Five Dukes under the table's rules (both Five Dukes push), or None.
-
-    >>> from service.engine.rules import PROFILES
-    >>> from service.engine.tables import table_for
-    >>> five_dukes_score(table_for(PROFILES["standard"].rules))
-    800
-    """
-    scores = {e.score for e in table.entries if e.category == "five_dukes"}
-    return scores.pop() if scores else None

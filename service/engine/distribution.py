@@ -20,11 +20,11 @@ from fractions import Fraction
 from math import comb
 
 from service.engine.cache import CACHE, BoundedCache
-from service.engine.cards import HAND_SIZE, Rank
+from service.engine.cards import HAND_SIZE
+from service.engine.categories import Category
 from service.engine.classes import class_weights
-from service.engine.hand import label_of, score_of
+from service.engine.hand import labelled, score_of, strength_sub, strengths
 from service.engine.odds import FULL_DECK, deck_available
-from service.engine.reference import pair_order
 from service.engine.rules import Rules
 from service.engine.tables import table_for
 
@@ -49,16 +49,9 @@ def labels_of(rules: Rules) -> list[tuple[str, str, int]]:
     for category in rules.ranking:
         if not rules.enabled(category):
             continue
-        if category == "double_ox":
-            out.extend((label_of(category, None, r), category, score_of(rules, category, pair_order(r, rules)))
-                       for r in Rank)
-        elif category == "bomb":
-            out.extend((label_of(category, None, r), category, score_of(rules, category, r.order)) for r in Rank)
-        elif category == "single_ox":
-            out.extend((label_of(category, n, None), category, score_of(rules, category, n or 10))
-                       for n in range(10))
-        else:
-            out.append((label_of(category, None, None), category, score_of(rules, category, 0)))
+        for strength in strengths(Category(category)):
+            _, label = labelled(Category(category), strength)
+            out.append((label, category.value, score_of(rules, category, strength_sub(category, strength, rules))))
     out.sort(key=lambda t: -t[2])
     return out
 
@@ -118,7 +111,7 @@ def distribution(rules: Rules, deck: Sequence[int] | None = None) -> Distributio
     labels = labels_of(rules)
     counts = {label: 0 for label, _, _ in labels}
     categories = {category: 0 for _, category, _ in labels}
-    for entry, w in zip(table.entries, weights.tolist(), strict=True):
+    for entry, w in zip(table.every, weights.tolist(), strict=True):
         if w:
             counts[entry.label] = counts.get(entry.label, 0) + w
             categories[entry.category] = categories.get(entry.category, 0) + w

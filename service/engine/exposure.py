@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from service.engine.bets import BETS
 from service.engine.rules import Rules
-from service.engine.settle import MAX_STAKE, Bet, commission
+from service.engine.settle import MAX_STAKE, commission
 
 __all__ = ["Exposure", "TableExposure", "player_exposure", "table_exposure", "worst_case_amount"]
 
@@ -38,27 +39,27 @@ class TableExposure:
     dealer: Exposure
 
 
-def _bound(stake: int, bet: Bet, rules: Rules) -> int:
-    """The largest gross amount a bet can win or lose: ``stake * max_payout`` or ``stake``."""
+def _bound(stake: int, bet: str, rules: Rules) -> int:
+    """The largest gross amount a bet can win or lose (:meth:`~service.engine.bets.Bet.worst`)."""
     if isinstance(stake, bool) or not isinstance(stake, int) or not 1 <= stake <= MAX_STAKE:
         raise ValueError(f"stake must be an integer from 1 to {MAX_STAKE}")
-    if bet == "double":
-        return stake * rules.max_payout
-    if bet == "equal":
-        return stake
-    raise ValueError("bet must be 'double' or 'equal'")
+    kind = BETS.get(bet)
+    if kind is None:
+        raise ValueError("bet must be one of " + ", ".join(BETS))
+    return kind.worst(stake, rules.max_payout)
 
 
-def player_exposure(stake: int, bet: Bet, rules: Rules) -> Exposure:
+def player_exposure(stake: int, bet: str, rules: Rules) -> Exposure:
     """A player's exposure (RULES.md section 6.3).
 
-    The most the bet can lose is ``stake * rules.max_payout`` (``double``) or ``stake``
-    (``equal``); the most it can win is the same bound less the commission on it
+    The most the bet can lose is its worst case (:meth:`~service.engine.bets.Bet.worst`:
+    ``stake * rules.max_payout`` for ``double``, ``stake`` for ``equal``); the most it can
+    win is the same bound less the commission on it
     (``commission_bps``, rounded down as in a settlement; ``x - floor(x * r)`` never
     decreases as ``x`` grows, so no smaller win nets more).
 
     :param stake: a positive integer up to :data:`~service.engine.settle.MAX_STAKE`.
-    :param bet: ``'double'`` or ``'equal'``.
+    :param bet: a bet type's name (:data:`~service.engine.bets.BETS`).
     :param rules: the rules (their ``max_payout`` and ``commission_bps``).
     :return: the exposure.
     :raises ValueError: a stake out of range or an unknown bet.
@@ -71,7 +72,7 @@ def player_exposure(stake: int, bet: Bet, rules: Rules) -> Exposure:
     return Exposure(bound, bound - commission(bound, rules.commission_bps))
 
 
-def table_exposure(players: Sequence[tuple[int, Bet]], rules: Rules) -> TableExposure:
+def table_exposure(players: Sequence[tuple[int, str]], rules: Rules) -> TableExposure:
     """Every player's exposure and the dealer's (RULES.md section 6.3).
 
     The dealer pays each winner's gross win (the player's commission comes out of it to
@@ -97,7 +98,7 @@ def table_exposure(players: Sequence[tuple[int, Bet]], rules: Rules) -> TableExp
     return TableExposure(exposures, Exposure(total, total - commission(total, rules.dealer_commission_bps)))
 
 
-def worst_case_amount(players: Sequence[tuple[int, Bet]], rules: Rules) -> int:
+def worst_case_amount(players: Sequence[tuple[int, str]], rules: Rules) -> int:
     """The largest absolute integer a settlement of these seats could return, whatever the
     hands: the dealer's largest loss (RULES.md section 6.3), the sum of every bet's bound
     (``stake * max_payout`` for ``double``, ``stake`` for ``equal``). Every player's amount,

@@ -26,6 +26,7 @@ from math import comb
 
 import numpy as np
 
+from service.engine.bets import BETS, DEFAULT_BET
 from service.engine.cards import CARDS, HAND_SIZE, Card, count_excess
 from service.engine.classes import IntArray, class_weights, pseudo_available
 from service.engine.evaluate import evaluate
@@ -100,9 +101,9 @@ class Chances:
         return Fraction(self.pushes, self.counted)
 
     @property
-    def double_totals(self) -> tuple[int, int]:
-        """Over everything counted, per unit stake with a ``double`` bet: the caller's total
-        gross result, and the total its wins collect (what a commission is taken from)."""
+    def payout_totals(self) -> tuple[int, int]:
+        """Over everything counted: the payouts the caller's wins collect and its losses pay
+        (per unit stake at one stake a payout point, the ``double`` bet's amounts)."""
         raise NotImplementedError
 
     @property
@@ -110,13 +111,13 @@ class Chances:
         """The commission on the caller's wins (RULES.md section 6.2); 0 unless given."""
         return 0
 
-    def expected(self, bet: str = "double") -> tuple[Fraction, Fraction, Fraction]:
+    def expected(self, bet: str = DEFAULT_BET) -> tuple[Fraction, Fraction, Fraction]:
         """The caller's expected gross, commission and net per unit stake for ``bet``
-        (RULES.md sections 6.1 and 6.2).
+        (RULES.md sections 6.1 and 6.2), from the counts and the payout totals
+        (:meth:`~service.engine.bets.Bet.expected_gross`: every bet is linear in the payout).
 
         The commission is taken exactly at the rate, as if stakes were large:
-        ``commission_bps / 10,000`` of the expected winnings, which a ``double`` bet's wins
-        collect at the winning hand's payout and an ``equal`` bet's at 1.
+        ``commission_bps / 10,000`` of the expected winnings (:meth:`~service.engine.bets.Bet.winnings`).
 
         :raises OddsError: an unknown bet.
 
@@ -124,19 +125,20 @@ class Chances:
         >>> o.expected("double"), o.expected("equal")[2]
         ((Fraction(1, 5), Fraction(3, 50), Fraction(7, 50)), Fraction(-3, 25))
         """
-        if bet == "double":
-            gross, winnings = self.double_totals
-        elif bet == "equal":
-            gross, winnings = self.wins - self.losses, self.wins
-        else:
-            raise OddsError("bet must be 'double' or 'equal'")
+        kind = BETS.get(bet)
+        if kind is None:
+            raise OddsError("bet must be one of " + ", ".join(BETS))
+        paid_in, paid_out = self.payout_totals
+        gross = kind.expected_gross(self.wins, self.losses, paid_in, paid_out)
+        winnings = kind.winnings(self.wins, paid_in)
         commission = Fraction(winnings * self.commission_bps, MAX_BPS * self.counted)
         return Fraction(gross, self.counted), commission, Fraction(gross, self.counted) - commission
 
     @property
     def expected_net(self) -> Fraction:
-        """The caller's expected net per unit stake with a ``double`` bet, after commission."""
-        return self.expected("double")[2]
+        """The caller's expected net per unit stake with the default bet (``double``), after
+        commission."""
+        return self.expected(DEFAULT_BET)[2]
 
 
 @dataclass(frozen=True)
@@ -169,9 +171,9 @@ class Odds(Chances):
         return self.dealer_hands
 
     @property
-    def double_totals(self) -> tuple[int, int]:
-        """The total gross (``net``) and what the wins collect (``wins * payout``)."""
-        return self.net, self.wins * self.payout
+    def payout_totals(self) -> tuple[int, int]:
+        """What the wins collect (``wins * payout``) and the losses pay (``paid_in - net``)."""
+        return self.wins * self.payout, self.wins * self.payout - self.net
 
     @property
     def commission_bps(self) -> int:
@@ -273,16 +275,16 @@ def _by_classes(player: Evaluation, rules: Rules, table: Table, left: Sequence[i
     scores = table.scores.astype(np.int64)
     weights = class_weights(pseudo_available(left))
     lose = scores > player.score
-    if rules.ties == "dealer" and player.category != "five_dukes":
+    if rules.ties == "dealer" and player.category not in rules.pushing:
         lose |= scores == player.score
     wins = np.where(scores < player.score, weights, 0)
-    return wins, np.where(lose, weights, 0), np.zeros(len(table.entries), dtype=np.int64)
+    return wins, np.where(lose, weights, 0), np.zeros(len(table.every), dtype=np.int64)
 
 
 def _by_multisets(player: Evaluation, rules: Rules, table: Table, left: Sequence[int], me: int) -> _Counts:
     """:func:`odds` for rules with suits: one walk of the dealer's card multisets
     (``me``: the player's :func:`~service.engine.walk.colex_rank`, its high-card order)."""
-    n = len(table.entries)
+    n = len(table.every)
     scores = table.scores.astype(np.int64)
     masks = slot_masks(table)
     wins = np.zeros(n, dtype=np.int64)
@@ -291,7 +293,7 @@ def _by_multisets(player: Evaluation, rules: Rules, table: Table, left: Sequence
     for chunk in walk_chunks(left):
         s = scores[chunk.klass]
         lower = s < player.score
-        if player.category == "five_dukes" or rules.ties == "push":
+        if player.category in rules.pushing or rules.ties == "push":
             lose = s > player.score
         elif rules.ties == "dealer":
             lose = s >= player.score

@@ -131,9 +131,9 @@ class PartialOdds(Chances):
         return self.deals
 
     @property
-    def double_totals(self) -> tuple[int, int]:
-        """The total net (``double`` bet, before commission) and what the wins collect."""
-        return self.net, self.paid_in
+    def payout_totals(self) -> tuple[int, int]:
+        """What the wins collect (``paid_in``) and the losses pay (``paid_in - net``)."""
+        return self.paid_in, self.paid_in - self.net
 
     @property
     def commission_bps(self) -> int:
@@ -224,7 +224,7 @@ def partial_odds(known: Sequence[Card], rules: Rules, dead: Sequence[Card] = (),
         o = odds(known, rules, dead, decks, ev)
         return PartialOdds(HAND_SIZE, role, 1, o.dealer_hands, o.wins, o.losses, o.pushes, o.net,
                            (Completion(ev.label, ev.category, ev.score, 1),), o.method, {ev.label: 1},
-                           o.double_totals[1], o.commission)
+                           o.payout_totals[0], o.commission)
     count = by_classes if class_path_applies(rules, left) else by_walk
     tally = count(codes, left, rules, role, labels, by_label)
     method = "card_multisets" if uses_suits(rules) else "rank_classes"

@@ -45,7 +45,7 @@ import numpy.typing as npt
 
 from service.engine.cards import CARDS, HAND_SIZE
 from service.engine.classes import CHOOSE, CLASS_COUNTS, PSEUDO_RANKS, class_of_counts, pseudo_rank
-from service.engine.deal_tally import Tally, five_dukes_score, tie_sides
+from service.engine.deal_tally import Tally, tie_sides
 from service.engine.evaluate import evaluate
 from service.engine.odds import uses_suits
 from service.engine.rules import Rules
@@ -165,7 +165,7 @@ def _members(known: Sequence[int], combo: tuple[int, ...], ways: int, rules: Rul
     suits, each completion apart (one deck) with them."""
     if not suits:
         counts = [a + b for a, b in zip(_pseudo_counts(known), _pseudo_counts(combo, pseudo=True), strict=True)]
-        entry = table.entries[class_of_counts(counts)]
+        entry = table.entry(class_of_counts(counts))
         yield _Member(ways, (), entry.score, entry.payout, entry.label)
         return
     extras: Iterator[tuple[int, ...]]
@@ -184,7 +184,7 @@ class _Context:
 
     known: tuple[int, ...]
     order: _ScoreOrder
-    five_dukes: int | None
+    push_scores: frozenset[int]
     tie_me: bool
     tie_opp: bool
     ties: TopCardTies | None
@@ -200,7 +200,7 @@ def _settle(member: _Member, group: _Group, ctx: _Context) -> tuple[int, int, in
     losses = int(n[-1] - n[hi])
     paid = int(p[-1] - p[hi])
     tie_n, tie_p = int(n[hi] - n[lo]), int(p[hi] - p[lo])
-    if member.score != ctx.five_dukes:  # both Five Dukes push
+    if member.score not in ctx.push_scores:  # both Five Dukes push
         if ctx.ties is not None:
             below_n, below_p = ctx.ties.below(member.score, max(*ctx.known, *member.extra), member.extra)
             wins, losses, paid = wins + below_n, losses + tie_n - below_n, paid + tie_p - below_p
@@ -228,7 +228,7 @@ def by_classes(known: Sequence[int], left: list[int], rules: Rules, role: str,
     table = table_for(rules)
     suits = uses_suits(rules)
     missing = HAND_SIZE - len(known)
-    fd = five_dukes_score(table)
+    fd = table.push_scores
     tie_me, tie_opp = tie_sides(rules, role)
     ctx = _Context(tuple(known), _ScoreOrder(table), fd, tie_me, tie_opp,
                    TopCardTies(table, left) if suits and rules.ties == "high_card" else None,

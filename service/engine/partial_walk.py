@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from service.engine.cards import CARDS, HAND_SIZE
-from service.engine.deal_tally import Tally, five_dukes_score, tie_sides
+from service.engine.deal_tally import Tally, tie_sides
 from service.engine.evaluate import evaluate
 from service.engine.rules import Rules
 from service.engine.tables import table_for
@@ -42,9 +42,9 @@ __all__ = ["by_walk"]
 _SHIFT = 23  # a multiset's colex rank is below C(56, 5) = 3,819,816 < 2**22
 
 
-def _key(rules: Rules, score: int, colex: int, fd: int | None) -> int:
+def _key(rules: Rules, score: int, colex: int, push: frozenset[int]) -> int:
     """Strength then, under ``high_card`` ties (not Five Dukes), the high-card order."""
-    return (score << _SHIFT) + (colex if rules.ties == "high_card" and score != fd else 0)
+    return (score << _SHIFT) + (colex if rules.ties == "high_card" and score not in push else 0)
 
 
 _BLOCK = 40  # key < 2**(15 + 23): a code's block of keys starts at code << 40
@@ -127,7 +127,7 @@ class _Completions:
 def _completions(known: Sequence[int], left: list[int], rules: Rules, labels: dict[str, int],
                  by_label: dict[str, list[int]]) -> _Completions:
     """Every completion judged once (filling ``labels`` and, with one unknown card, ``by_label``)."""
-    fd = five_dukes_score(table_for(rules))
+    fd = table_for(rules).push_scores
     missing = HAND_SIZE - len(known)
     live = [c for c in range(52) if left[c]]
 
@@ -213,15 +213,14 @@ def by_walk(known: Sequence[int], left: list[int], rules: Rules, role: str,
     table = table_for(rules)
     scores = table.scores.astype(np.int64)
     masks = slot_masks(table)
-    fd = five_dukes_score(table)
-    fd_key = -1 if fd is None else fd
+    push = np.array(sorted(table.push_scores), dtype=np.int64)
     tie_me, tie_opp = tie_sides(rules, role)
     missing = HAND_SIZE - len(known)
     comps = _completions(known, left, rules, labels, by_label)
     tally = Tally()
     for chunk in walk_chunks(left):
         s = scores[chunk.klass]
-        not_fd = s != fd_key
+        not_fd = ~np.isin(s, push)
         key = s << _SHIFT
         if rules.ties == "high_card":
             key = key + np.where(not_fd, chunk.rows, 0)

@@ -10,7 +10,7 @@ tests that hold openapi.yaml to the knobs all read :data:`RULE_KNOBS`.
 'dealer'
 >>> PROFILES["niu-niu"].rules.ranking[:2]
 (<Category.FIVE_SMALL: 'five_small'>, <Category.BOMB: 'bomb'>)
->>> PROFILES["casino"].rules.payout("double_ox", None)
+>>> PROFILES["casino"].rules.payout("double_ox")
 3
 >>> PROFILES["bull-bull"].rules.commission_bps, PROFILES["bull-bull"].rules.max_payout
 (500, 5)
@@ -24,11 +24,11 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from enum import StrEnum
 from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Literal
 
+from service.engine.categories import CATEGORIES, SPECS, Category, label_key
 from service.engine.knobs import (
     Knob,
     Problems,
@@ -40,7 +40,6 @@ from service.engine.knobs import (
 )
 
 __all__ = [
-    "CATEGORIES",
     "KNOBS",
     "MAX_BPS",
     "MAX_PAYOUT",
@@ -48,7 +47,6 @@ __all__ = [
     "PAYOUT_KEYS",
     "PROFILES",
     "RULE_KNOBS",
-    "Category",
     "Profile",
     "Rules",
     "RulesError",
@@ -57,24 +55,10 @@ __all__ = [
 ]
 
 
-class Category(StrEnum):
-    """A hand category; the value is the API name (RULES.md section 4)."""
-
-    FIVE_DUKES = "five_dukes"
-    FIVE_SMALL = "five_small"
-    BOMB = "bomb"
-    FOUR_DUKES = "four_dukes"
-    NGAU_TONKU = "ngau_tonku"
-    DOUBLE_OX = "double_ox"
-    SINGLE_OX = "single_ox"
-    NO_OX = "no_ox"
-
-
-#: The eight categories, in the standard order (RULES.md section 7).
-CATEGORIES: tuple[Category, ...] = tuple(Category)
-
-#: Keys the ``payouts`` knob accepts: every category, and ``single_ox_0`` .. ``single_ox_9``.
-PAYOUT_KEYS: tuple[str, ...] = (*CATEGORIES, *(f"single_ox_{n}" for n in range(10)))
+#: Keys the ``payouts`` knob accepts: every category, and the label keys of a Single-Ox's
+#: strengths (``single_ox_0`` .. ``single_ox_9``), which override its category's payout.
+PAYOUT_KEYS: tuple[str, ...] = (*CATEGORIES, *(label_key(c, str(n)) for c in CATEGORIES
+                                              if SPECS[c].strength == "ox_points" for n in range(10)))
 
 DoubleOxOrder = Literal["king_high", "ace_high"]
 TieRule = Literal["dealer", "push", "high_card"]
@@ -87,11 +71,10 @@ MAX_SUITED_MULTIPLIER = 10
 #: Basis points in a whole (RULES.md section 6.2): a commission knob is 0..10,000.
 MAX_BPS = 10_000
 
-_STANDARD_PAYOUTS: Mapping[str, int] = frozen_map({
-    "no_ox": 0, "single_ox": 1, "double_ox": 2, "ngau_tonku": 5, "five_small": 10, "five_dukes": 10,
-    # Off in the standard game; the house decision (README, "Rules decisions") is to
-    # pay them like the other whole-hand specials when a profile switches them on.
-    "bomb": 10, "four_dukes": 10})
+#: Every category's standard payout (its declaration's); the house decision (README, "Rules
+#: decisions") pays Bomb and Four Dukes, off in the standard game, like the other whole-hand
+#: specials when a profile switches them on.
+_STANDARD_PAYOUTS: Mapping[str, int] = frozen_map({c.value: SPECS[c].payout for c in CATEGORIES})
 
 #: Spread into the knobs of the first release: they are always digested (:class:`Knob`).
 _V1: dict[str, Any] = {"always_digested": True}
@@ -109,7 +92,7 @@ class Rules:
     Instances are immutable and hashable, so they can key caches. Build variants with
     :func:`apply_overrides` (validated) or :func:`dataclasses.replace` (trusted input).
 
-    >>> Rules().payout("single_ox", 0), Rules().payout("ngau_tonku", None)
+    >>> Rules().payout("single_ox", "0"), Rules().payout("ngau_tonku")
     (1, 5)
     >>> Rules().rank_of("no_ox"), Rules().rank_of("five_dukes")
     (7, 0)
@@ -156,21 +139,42 @@ class Rules:
         return isinstance(other, Rules) and self.as_dict() == other.as_dict()
 
     def enabled(self, category: str) -> bool:
-        """Whether ``category`` (an API name) exists under these rules."""
-        if category in ("single_ox", "no_ox"):
-            return True
-        return bool(getattr(self, category))
+        """Whether ``category`` (an API name) exists under these rules (its knob is on, or it
+        has none)."""
+        knob = SPECS[Category(category)].knob
+        return knob is None or bool(getattr(self, knob))
+
+    @cached_property
+    def pushing(self) -> frozenset[str]:
+        """The categories two hands of which push whatever the tie rule (RULES.md 6)."""
+        return frozenset(c.value for c, spec in SPECS.items() if spec.pushes and self.enabled(c))
 
     def rank_of(self, category: str) -> int:
         """The category's position in ``ranking``: 0 is the strongest."""
         return self.ranking.index(category)
 
-    def payout(self, category: str, single_ox_points: int | None) -> int:
-        """The stake multiplier of a hand of ``category`` (RULES.md section 6), before any
-        suited bonus. ``single_ox_points`` (0..9) selects a ``single_ox_N`` override.
+    @cached_property
+    def score_bases(self) -> Mapping[Category, int]:
+        """Each category's score before its strength (RULES.md 4.2): ``(n - position) * 100``
+        over the ranking's categories that count, the first eight always and a later one
+        only while it is on (so adding a category to the code changes no score).
+
+        >>> Rules().score_bases[Category.FIVE_DUKES], Rules().score_bases[Category.NO_OX]
+        (800, 100)
         """
-        if category == "single_ox" and single_ox_points is not None:
-            specific = self.payouts.get(f"single_ox_{single_ox_points}")
+        counted = [c for c in self.ranking if SPECS[c].legacy or self.enabled(c)]
+        return MappingProxyType({c: (len(counted) - i) * 100 for i, c in enumerate(counted)})
+
+    def payout(self, category: str, token: str | None = None) -> int:
+        """The stake multiplier of a hand of ``category`` (RULES.md section 6), before any
+        suited bonus. ``token`` (a Single-Ox's digit) selects its label key's override
+        (``single_ox_N``), where the payouts give one.
+
+        >>> Rules().payout("single_ox", "0"), Rules().payout("ngau_tonku")
+        (1, 5)
+        """
+        if token is not None:
+            specific = self.payouts.get(label_key(Category(category), token))
             if specific is not None:
                 return specific
         return self.payouts[category]
@@ -193,8 +197,8 @@ class Rules:
         for category in CATEGORIES:
             if not self.enabled(category):
                 continue
-            if category == "single_ox":
-                best = max(best, *(self.payout(category, n) for n in range(10)))
+            if SPECS[category].strength == "ox_points":
+                best = max(best, *(self.payout(category, str(n)) for n in range(10)))
             else:
                 best = max(best, self.payouts[category])
         return best * (self.suited_multiplier if self.suited_bonus != "none" else 1)
@@ -297,7 +301,7 @@ def apply_overrides(base: Rules, overrides: Mapping[str, Any]) -> Rules:
     :return: the new rules.
     :raises RulesError: naming every unknown knob and bad value, in the overrides' order.
 
-    >>> apply_overrides(Rules(), {"ties": "push", "payouts": {"single_ox_0": 3}}).payout("single_ox", 0)
+    >>> apply_overrides(Rules(), {"ties": "push", "payouts": {"single_ox_0": 3}}).payout("single_ox", "0")
     3
     >>> apply_overrides(Rules(), {"ties": "coin_flip", "jokers": True})
     Traceback (most recent call last):

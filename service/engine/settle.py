@@ -17,11 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
-from service.engine.compare import compare
-from service.engine.hand import Evaluation
+from service.engine.bets import BETS, DEFAULT_BET
+from service.engine.compare import Scored, compare
 from service.engine.rules import MAX_BPS, Rules
 
-__all__ = ["BETS", "MAX_SAFE_INTEGER", "MAX_STAKE", "Bet", "Outcome", "PlayerResult", "Settlement", "commission",
+__all__ = ["MAX_SAFE_INTEGER", "MAX_STAKE", "Outcome", "PlayerResult", "Settlement", "commission",
            "settle", "settle_one"]
 
 #: The largest stake, in the caller's minor unit (RULES.md section 6).
@@ -33,9 +33,6 @@ MAX_STAKE = 10**12
 MAX_SAFE_INTEGER = 2**53 - 1
 
 Outcome = Literal["win", "lose", "push"]
-Bet = Literal["double", "equal"]
-#: The bet types (RULES.md section 6.1); ``double`` is the default.
-BETS: tuple[Bet, ...] = ("double", "equal")
 
 
 def commission(gross: int, bps: int) -> int:
@@ -60,23 +57,24 @@ class PlayerResult(NamedTuple):
     """One player's result (an immutable record; a named tuple, which builds in half the
     time of a frozen dataclass: a settlement makes one per player).
 
-    :param evaluation: the player's hand.
+    :param evaluation: the player's hand (an :class:`~service.engine.hand.Evaluation` or a
+        resolver's :class:`~service.engine.tables.HandResult`).
     :param stake: the stake, a positive integer in the caller's minor unit.
     :param outcome: ``'win'``, ``'lose'`` or ``'push'``.
     :param amount: what the player receives, signed from the player's side, in the
         stake's unit: ``gross - commission`` (positive when the player wins, negative when
         the player pays, 0 on a push).
-    :param bet: ``'double'`` or ``'equal'`` (RULES.md section 6.1).
-    :param gross: the result before commission: ``stake * payout`` of the collecting hand
-        (``double``) or ``stake`` (``equal``), signed like ``amount``.
+    :param bet: the bet type's name (:data:`~service.engine.bets.BETS`, RULES.md section 6.1).
+    :param gross: the result before commission: the bet's amount for the collecting hand
+        (:class:`~service.engine.bets.Bet`), signed like ``amount``.
     :param commission: what the house takes from the player's win (0 unless ``gross > 0``).
     """
 
-    evaluation: Evaluation
+    evaluation: Scored
     stake: int
     outcome: Outcome
     amount: int
-    bet: Bet = "double"
+    bet: str = DEFAULT_BET
     gross: int = 0
     commission: int = 0
 
@@ -94,7 +92,7 @@ class Settlement:
         ``sum(amounts) + dealer_net + house == 0``.
     """
 
-    dealer: Evaluation
+    dealer: Scored
     dealer_net: int
     players: tuple[PlayerResult, ...]
     dealer_gross: int = 0
@@ -102,16 +100,15 @@ class Settlement:
     house: int = 0
 
 
-def settle_one(dealer: Evaluation, player: Evaluation, stake: int, rules: Rules,
-               bet: Bet = "double") -> PlayerResult:
+def settle_one(dealer: Scored, player: Scored, stake: int, rules: Rules, bet: str = DEFAULT_BET) -> PlayerResult:
     """Settle one player against the dealer (RULES.md sections 6, 6.1 and 6.2).
 
-    - both Five Dukes: push, whatever the tie rule;
-    - player stronger: the dealer pays ``stake * player.payout`` (``double``) or ``stake``
-      (``equal``);
-    - otherwise the player pays ``stake * dealer.payout`` (``double``) or ``stake``
-      (``equal``), except that equal hands push under the ``push`` tie rule and under
-      ``high_card`` when the high cards are equal too;
+    - both hands of a category that pushes (Five Dukes): push, whatever the tie rule;
+    - player stronger: the dealer pays the bet's win (:meth:`~service.engine.bets.Bet.win`
+      on the player's payout);
+    - otherwise the player pays the bet's loss on the dealer's payout, except that equal
+      hands push under the ``push`` tie rule and under ``high_card`` when the high cards
+      are equal too;
     - a win pays ``commission_bps`` of the gross to the house, rounded down.
 
     :raises ValueError: ``stake`` is not an integer from 1 to :data:`MAX_STAKE`, or ``bet``
@@ -126,17 +123,19 @@ def settle_one(dealer: Evaluation, player: Evaluation, stake: int, rules: Rules,
     >>> r.outcome, r.gross, r.commission, r.amount
     ('win', 1000, 50, 950)
     """
-    # The hot path of every settlement: plain branches, no helper calls (``bool`` is not
-    # ``int`` by type, so ``True`` is refused as a stake).
+    # The hot path of every settlement: plain branches (``bool`` is not ``int`` by type, so
+    # ``True`` is refused as a stake).
     if type(stake) is not int or not 1 <= stake <= MAX_STAKE:
         raise ValueError(f"stake must be an integer from 1 to {MAX_STAKE}")
-    if bet != "double" and bet != "equal":
-        raise ValueError("bet must be 'double' or 'equal'")
-    if dealer.category == player.category == "five_dukes":
+    kind = BETS.get(bet)
+    if kind is None:
+        raise ValueError("bet must be one of " + ", ".join(BETS))
+    category = player.category
+    if category == dealer.category and category in rules.pushing:
         return PlayerResult(player, stake, "push", 0, bet, 0, 0)
     order = compare(player, dealer, rules)
     if order > 0:
-        gross = stake * player.payout if bet == "double" else stake
+        gross = kind.win(stake, player.payout)
         bps = rules.commission_bps
         if bps and gross > 0:
             taken = gross * bps // MAX_BPS
@@ -144,19 +143,19 @@ def settle_one(dealer: Evaluation, player: Evaluation, stake: int, rules: Rules,
         return PlayerResult(player, stake, "win", gross, bet, gross, 0)
     if order == 0 and rules.ties != "dealer":
         return PlayerResult(player, stake, "push", 0, bet, 0, 0)
-    gross = -stake * dealer.payout if bet == "double" else -stake
+    gross = -kind.loss(stake, dealer.payout)
     return PlayerResult(player, stake, "lose", gross, bet, gross, 0)
 
 
-def settle(dealer: Evaluation, players: Sequence[tuple[Evaluation, int]], rules: Rules,
-           bets: Sequence[Bet] | None = None) -> Settlement:
+def settle(dealer: Scored, players: Sequence[tuple[Scored, int]], rules: Rules,
+           bets: Sequence[str] | None = None) -> Settlement:
     """Settle every player against the dealer (RULES.md section 6).
 
     :param dealer: the dealer's evaluated hand.
     :param players: ``(evaluation, stake)`` per player, in table order.
     :param rules: the rules (``ties``, the commission knobs, and the payouts carried by
         the evaluations).
-    :param bets: each player's bet type, same order; ``None`` for ``double`` throughout.
+    :param bets: each player's bet type, same order; ``None`` for the default throughout.
     :return: the settlement: ``dealer_gross == -sum(gross)``, the dealer's commission
         taken from a positive ``dealer_gross``, ``sum(amounts) + dealer_net + house == 0``.
     :raises ValueError: a stake out of range, an unknown bet, or ``bets`` of another length.

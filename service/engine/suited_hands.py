@@ -112,11 +112,11 @@ class SuitedLosses:
     :param left: cards left per code (0 or 1), before the completion is taken out.
     :param missing: the completion's size, 0..2.
     :param tie_opp: equal scores (not both Five Dukes) go to the opponent.
-    :param five_dukes: the score of Five Dukes, if any.
+    :param push_scores: the scores two hands of which push (Five Dukes).
     """
 
     def __init__(self, rules: Rules, table: Table, left: Sequence[int], missing: int, tie_opp: bool,
-                 five_dukes: int | None) -> None:
+                 push_scores: frozenset[int]) -> None:
         hands = suited_hands(rules)
         gone = np.uint64(sum(1 << c for c in range(52) if not left[c]))
         live = (hands.bits & gone) == np.uint64(0)
@@ -124,7 +124,7 @@ class SuitedLosses:
         klass = hands.klass[live]
         self.scores = np.unique(table.scores).astype(np.int64)
         self.tie_opp = tie_opp
-        self.five_dukes = five_dukes
+        self.push_scores = push_scores
         k = len(self.scores)
         rank = np.searchsorted(self.scores, table.scores[klass])
         extra = ((rules.suited_multiplier - 1) * table.payouts[klass]).astype(np.float64)
@@ -141,7 +141,7 @@ class SuitedLosses:
     def extra(self, score: int, cards: Sequence[int]) -> int:
         """The extra paid over the opponent hands (from the cards left less ``cards``, the
         completion) that beat a final hand of ``score``."""
-        side: Literal["left", "right"] = "left" if self.tie_opp and score != self.five_dukes else "right"
+        side: Literal["left", "right"] = "left" if self.tie_opp and score not in self.push_scores else "right"
         first = int(np.searchsorted(self.scores, score, side))
         total = int(self.every[first]) - sum(int(self.holding[c, first]) for c in cards)
         if len(cards) == 2 and self.both is not None:

@@ -175,7 +175,7 @@ _MASKS: BoundedCache[Rules, npt.NDArray[np.uint16]] = CACHE.section("suited-bonu
 def slot_masks(table: Table) -> npt.NDArray[np.uint16]:
     """Per class, the monochrome-mask bits of its equally strong ox triples (cached)."""
     return _MASKS.get_or_build(table.rules, lambda: np.array(
-        [sum({_TRIPLE_BIT[s.ox] for s in e.slots}) for e in table.entries], dtype=np.uint16))
+        [sum({_TRIPLE_BIT[s.ox] for s in e.slots}) for e in table.every], dtype=np.uint16))
 
 
 def multiset_weights(codes: npt.NDArray[np.uint8], left: npt.NDArray[np.int32]) -> npt.NDArray[np.int32]:

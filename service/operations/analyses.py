@@ -17,19 +17,19 @@ from fractions import Fraction
 from typing import Any
 
 from service.analysis_schemas import AnalysisRequestSchema, HouseEdgeRequestSchema, OddsRequestSchema
+from service.engine.bets import BETS, DEFAULT_BET
 from service.engine.cards import CARDS, Card
 from service.engine.cost import analysis_cost
 from service.engine.distribution import Distribution, distribution, labels_of
-from service.engine.evaluate import evaluate
+from service.engine.evaluate import evaluate, resolved
 from service.engine.house_edge import HouseEdge, house_edge, house_edge_method, pinned_house_edge
 from service.engine.odds import Chances, OddsError, odds
 from service.engine.partial import PartialOdds, partial_odds
 from service.engine.rules import Profile, Rules
-from service.engine.settle import BETS
 from service.errors import ErrorItem, InvalidRequestError
 from service.operations.scoring import Query, load
 from service.profiles import ProfileRegistry
-from service.serialize import evaluation_dict
+from service.serialize import evaluation_data
 
 __all__ = ["Guard", "analyse_distribution", "analyse_house_edge", "fraction_text", "get_profile_distribution",
            "get_profile_house_edge", "odds_against_dealer", "odds_answer", "unguarded"]
@@ -107,7 +107,7 @@ def odds_answer(rules: Rules, context: dict[str, Any], data: Mapping[str, Any]) 
         raise InvalidRequestError([{"pointer": "/dead", "detail": str(exc)}]) from None
     cards_left = 52 * decks - 5 - len(dead)
     body = context | {
-        "evaluation": evaluation_dict(evaluation),
+        "evaluation": _evaluation(hand, rules),
         "decks": decks,
         "cards_left": cards_left,
         "dealer_hands": result.dealer_hands,
@@ -120,6 +120,12 @@ def odds_answer(rules: Rules, context: dict[str, Any], data: Mapping[str, Any]) 
     }
     body["best"] = body["worst"] = body["outcomes"][0]
     return body
+def _evaluation(hand: Sequence[Card], rules: Rules) -> dict[str, Any]:
+    """The ``Evaluation`` member of an odds answer (the one formatter's)."""
+    [row] = resolved([[c.code for c in hand]], rules).rows()
+    return evaluation_data(row)
+
+
 def _results(method: str, result: Chances) -> dict[str, Any]:
     """The members every odds answer has, in order: how hands were grouped, win / lose /
     push, the expected net, and each bet type's expected gross, commission and net per unit
@@ -165,7 +171,7 @@ def _partial_odds(rules: Rules, context: dict[str, Any], hand: Sequence[Card], d
         "worst": outcomes[-1],
     }
     if len(hand) == 5:
-        body["evaluation"] = evaluation_dict(evaluate(hand, rules))
+        body["evaluation"] = _evaluation(hand, rules)
     if role == "dealer":
         body["opponents"] = opponents
         body["round_expected_net"] = _exact(result.round_net(opponents))
@@ -215,7 +221,7 @@ def _bet_parameter(query: Query) -> str:
     values = query.get("bet", ())
     if len(values) > 1:
         raise InvalidRequestError([{"parameter": "bet", "detail": "give bet once"}])
-    bet = values[0] if values else "double"
+    bet = values[0] if values else DEFAULT_BET
     if bet not in BETS:
         raise InvalidRequestError([{"parameter": "bet", "detail": "must be one of " + ", ".join(BETS)}])
     return bet

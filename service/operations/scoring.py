@@ -15,17 +15,22 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+import orjson
 from marshmallow import Schema, ValidationError
 
-from service.engine.compare import rank_hands as rank_evaluations
-from service.engine.evaluate import evaluate_codes
+from service.engine.batch import Hands
+from service.engine.bets import DEFAULT_BET
+from service.engine.compare import Scored
+from service.engine.compare import rank_hands as rank_results
+from service.engine.evaluate import resolved
 from service.engine.exposure import Exposure, TableExposure, table_exposure, worst_case_amount
 from service.engine.hand import Evaluation
 from service.engine.rules import Profile, Rules, RulesError, apply_overrides
 from service.engine.settle import MAX_SAFE_INTEGER, Settlement, settle
+from service.engine.tables import HandResult
 from service.errors import ErrorItem, InvalidRequestError, flatten_messages, in_body_order, pointer
 from service.profiles import ProfileRegistry, UnknownProfileError
-from service.response_schemas import ExposureResponseSchema, RankingResponseSchema, SettlementResponseSchema
+from service.response_schemas import ExposureResponseSchema
 from service.schemas import (
     BatchRequestSchema,
     EvaluationRequestSchema,
@@ -33,17 +38,15 @@ from service.schemas import (
     RankingRequestSchema,
     SettlementRequestSchema,
 )
-from service.serialize import evaluate_batch, evaluation_dict, evaluations_json, parse_fields, select
+from service.serialize import evaluation_data, evaluation_texts, evaluations_json, parse_fields
 
 __all__ = ["Answer", "Query", "Scoring", "evaluate_hand", "evaluate_hands",
            "exposure_answer", "load", "load_body", "rank_hands", "ranking_answer", "safe_integer_problems",
-           "settle_request", "settle_round", "settlement_answer", "settlement_answer_dumped", "table_exposures"]
+           "settle_request", "settle_round", "settlement_answer", "table_exposures"]
 
 #: Query parameters by name, every value given (``{"profile": ["niu-niu"]}``).
 Query = Mapping[str, Sequence[str]]
 
-_RANKING_OUT = RankingResponseSchema()
-_SETTLEMENT_OUT = SettlementResponseSchema()
 _EXPOSURE_OUT = ExposureResponseSchema()
 
 
@@ -183,7 +186,7 @@ def safe_integer_problems(data: Mapping[str, Any], rules: Rules) -> list[ErrorIt
     :param rules: the effective rules.
     :return: one ``/players`` problem, or none.
     """
-    players = [(p["stake"], p.get("bet", "double")) for p in data.get("players", [])]
+    players = [(p["stake"], p.get("bet", DEFAULT_BET)) for p in data.get("players", [])]
     worst = worst_case_amount(players, rules)
     if worst <= MAX_SAFE_INTEGER:
         return []
@@ -193,66 +196,55 @@ def safe_integer_problems(data: Mapping[str, Any], rules: Rules) -> list[ErrorIt
         f"±{MAX_SAFE_INTEGER} (2^53 − 1, the largest integer every JSON client reads exactly): lower the stakes")}]
 
 
-def ranking_answer(s: Scoring) -> tuple[dict[str, Any], list[Evaluation]]:
-    """The answer of ``POST /v1/rankings`` and the evaluations it made (input order)."""
+def ranking_answer(s: Scoring, fields: tuple[str, ...] | None = None) -> tuple[dict[str, Any], list[HandResult]]:
+    """The answer of ``POST /v1/rankings`` and the hands' results (input order)."""
     entries = s.data["hands"]
-    evaluations = evaluate_codes([e["hand"] for e in entries], s.rules)
+    resolution = resolved([e["hand"] for e in entries], s.rules)
+    results = resolution.results()
+    texts = evaluation_texts(resolution, fields)
     ranking = [{"index": r.index, "id": entries[r.index]["id"], "position": r.position,
-                "evaluation": r.evaluation} for r in rank_evaluations(evaluations, s.rules)]
-    answer: dict[str, Any] = _RANKING_OUT.dump(s.context | {"ranking": ranking})
-    return answer, evaluations
+                "evaluation": orjson.Fragment(texts[r.index])} for r in rank_results(results, s.rules)]
+    return s.context | {"ranking": ranking}, results
 
 
-def settle_request(s: Scoring) -> tuple[Settlement, TableExposure]:
-    """Settle a checked settlement request and find its table's exposure (dealer first)."""
+def settle_request(s: Scoring) -> tuple[Settlement, TableExposure, list[str]]:
+    """Settle a checked settlement request and find its table's exposure; with each hand's
+    evaluation as JSON text (dealer first)."""
     players = s.data["players"]
-    evaluations = evaluate_codes([s.data["dealer"]["hand"]] + [p["hand"] for p in players], s.rules)
+    resolution = resolved([s.data["dealer"]["hand"]] + [p["hand"] for p in players], s.rules)
+    results = resolution.results()
     bets = [p["bet"] for p in players]
-    seats = [(e, p["stake"]) for e, p in zip(evaluations[1:], players, strict=True)]
-    # Every bet double (the common case): the engine's path without a bet list.
-    result = settle(evaluations[0], seats, s.rules, None if all(b == "double" for b in bets) else bets)
-    return result, table_exposure([(p["stake"], bet) for p, bet in zip(players, bets, strict=True)], s.rules)
+    seats = [(r, p["stake"]) for r, p in zip(results[1:], players, strict=True)]
+    # Every bet the default (the common case): the engine's path without a bet list.
+    result = settle(results[0], seats, s.rules, None if all(b == DEFAULT_BET for b in bets) else bets)
+    exposure = table_exposure([(p["stake"], bet) for p, bet in zip(players, bets, strict=True)], s.rules)
+    return result, exposure, evaluation_texts(resolution)
 
 
 def _exposure(x: Exposure) -> dict[str, int]:
     return {"max_loss": x.max_loss, "max_win": x.max_win}
 
 
-def settlement_answer(s: Scoring) -> tuple[dict[str, Any], list[Evaluation]]:
-    """The answer of ``POST /v1/settlements`` and the evaluations it made (dealer first).
+def settlement_answer(s: Scoring) -> tuple[dict[str, Any], list[Scored]]:
+    """The answer of ``POST /v1/settlements`` and the hands' results (dealer first).
 
-    Written straight into dicts (the hot path of every settlement): the same data as
-    :class:`~service.response_schemas.SettlementResponseSchema` dumps, which the tests compare.
+    Written straight into dicts (the hot path of every settlement), each evaluation a JSON
+    text from the one formatter: the same data as
+    :class:`~service.response_schemas.SettlementResponseSchema` describes, which the tests
+    compare.
     """
-    result, exposure = settle_request(s)
-    dealer = result.dealer
+    result, exposure, texts = settle_request(s)
     answer: dict[str, Any] = dict(s.context)
-    answer["dealer"] = {"evaluation": evaluation_dict(dealer), "gross": result.dealer_gross,
+    answer["dealer"] = {"evaluation": orjson.Fragment(texts[0]), "gross": result.dealer_gross,
                         "commission": result.dealer_commission, "net": result.dealer_net,
                         "exposure": _exposure(exposure.dealer)}
     answer["players"] = [
-        {"id": p["id"], "evaluation": evaluation_dict(r.evaluation), "stake": r.stake, "bet": r.bet,
+        {"id": p["id"], "evaluation": orjson.Fragment(text), "stake": r.stake, "bet": r.bet,
          "outcome": r.outcome, "gross": r.gross, "commission": r.commission, "amount": r.amount,
          "exposure": _exposure(x)}
-        for p, r, x in zip(s.data["players"], result.players, exposure.players, strict=True)]
+        for p, r, x, text in zip(s.data["players"], result.players, exposure.players, texts[1:], strict=True)]
     answer["house"] = result.house
-    return answer, [dealer, *(r.evaluation for r in result.players)]
-
-
-def settlement_answer_dumped(s: Scoring) -> dict[str, Any]:
-    """:func:`settlement_answer`'s body through :class:`~service.response_schemas.SettlementResponseSchema`
-    (the reference the tests compare the hot path with)."""
-    result, exposure = settle_request(s)
-    dumped: dict[str, Any] = _SETTLEMENT_OUT.dump(s.context | {
-        "dealer": {"evaluation": result.dealer, "gross": result.dealer_gross, "commission": result.dealer_commission,
-                   "net": result.dealer_net, "exposure": exposure.dealer},
-        "players": [{"id": p["id"], "evaluation": r.evaluation, "stake": r.stake, "bet": r.bet,
-                     "outcome": r.outcome, "gross": r.gross, "commission": r.commission, "amount": r.amount,
-                     "exposure": x}
-                    for p, r, x in zip(s.data["players"], result.players, exposure.players, strict=True)],
-        "house": result.house,
-    })
-    return dumped
+    return answer, [result.dealer, *(r.evaluation for r in result.players)]
 
 
 def exposure_answer(s: Scoring) -> dict[str, Any]:
@@ -280,17 +272,13 @@ def evaluate_hand(body: Any, query: Query, profiles: ProfileRegistry, *, with_ev
     """``POST /v1/evaluations`` (``evaluateHand``): one hand; ``fields`` selects members.
 
     :param with_evaluation: also give the :class:`~service.engine.hand.Evaluation` (the
-        same answer, through the engine's objects rather than the batch writer).
+        ``gnau`` command shows each card's part from it).
     :raises InvalidRequestError: naming every problem of the request.
     """
     s, fields = load(_EVALUATION, body, query, profiles, with_fields=True)
-    if with_evaluation:
-        [full] = evaluate_codes([s.data["hand"]], s.rules)
-        data = evaluation_dict(full)
-        return Answer(s.context | (data if fields is None else select(data, fields)), s.profile.name,
-                      {full.category: 1}, [full])
-    [evaluation], [category] = evaluate_batch([s.data["hand"]], s.rules, fields)
-    return Answer(s.context | evaluation, s.profile.name, {category: 1})
+    [row] = resolved([s.data["hand"]], s.rules).rows()
+    evaluations = [HandResult(*row).evaluation()] if with_evaluation else []
+    return Answer(s.context | evaluation_data(row, fields), s.profile.name, {row[1].category.value: 1}, evaluations)
 
 
 def evaluate_hands(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
@@ -301,8 +289,13 @@ def evaluate_hands(body: Any, query: Query, profiles: ProfileRegistry) -> Answer
     :raises InvalidRequestError: naming every problem of the request.
     """
     s, fields = load(_BATCH, body, query, profiles, with_fields=True)
-    evaluations, categories = evaluations_json(s.data["hands"], s.rules, fields)
-    return Answer(s.context | {"evaluations": evaluations}, s.profile.name, categories)
+    hands = s.data["hands"]
+    if isinstance(hands, Hands):  # read in one pass: classes and orders with numpy
+        resolution = resolved(hands, s.rules, sorted_codes=hands.sorted, array=hands.array)
+    else:
+        resolution = resolved(hands, s.rules)
+    return Answer(s.context | {"evaluations": evaluations_json(resolution, fields)}, s.profile.name,
+                  resolution.categories())
 
 
 def rank_hands(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
@@ -311,11 +304,8 @@ def rank_hands(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
     :raises InvalidRequestError: naming every problem of the request.
     """
     s, fields = load(_RANKING, body, query, profiles, with_fields=True)
-    answer, evaluations = ranking_answer(s)
-    if fields is not None:
-        for item in answer["ranking"]:
-            item["evaluation"] = select(item["evaluation"], fields)
-    return Answer(answer, s.profile.name, Counter(e.category for e in evaluations))
+    answer, results = ranking_answer(s, fields)
+    return Answer(answer, s.profile.name, Counter(str(r.category) for r in results))
 
 
 def settle_round(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
@@ -324,8 +314,8 @@ def settle_round(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
     :raises InvalidRequestError: naming every problem of the request.
     """
     s, _ = load(_SETTLEMENT, body, query, profiles)
-    answer, evaluations = settlement_answer(s)
-    return Answer(answer, s.profile.name, Counter(e.category for e in evaluations))
+    answer, results = settlement_answer(s)
+    return Answer(answer, s.profile.name, Counter(str(r.category) for r in results))
 
 
 def table_exposures(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:

@@ -18,8 +18,9 @@ import yaml
 from flask.testing import FlaskClient
 
 from service.cli import main
+from service.engine.categories import Category
 from service.engine.knobs import Knob
-from service.engine.rules import KNOBS, PROFILES, RULE_KNOBS, Category, Rules, RulesError, apply_overrides
+from service.engine.rules import KNOBS, PROFILES, RULE_KNOBS, Rules, RulesError, apply_overrides
 from service.profiles import load_profiles_file
 from service.schemas import RulesOverridesSchema
 from tests import ROOT

@@ -20,13 +20,14 @@ import pytest
 from flask.testing import FlaskClient
 
 from bench.edge_table import edge_table
+from service.engine.bets import BET_NAMES as BETS
 from service.engine.cards import CARD_CODES, CARDS, Card
 from service.engine.distribution import distribution, labels_of
 from service.engine.evaluate import evaluate
 from service.engine.house_edge import house_edge, house_edge_method
 from service.engine.odds import Odds, OddsError, odds
 from service.engine.rules import PROFILES, Rules, apply_overrides
-from service.engine.settle import BETS, settle_one
+from service.engine.settle import settle_one
 from service.http.app import create_app
 from tests import ROOT
 from tests.engine.test_exhaustive import PINNED_COUNTS

@@ -30,7 +30,7 @@ from service.engine.partial import partial_odds
 from service.engine.partial_classes import by_classes, class_path_applies
 from service.engine.partial_walk import by_walk
 from service.engine.rules import PROFILES, Rules, apply_overrides
-from service.engine.settle import Bet, settle_one
+from service.engine.settle import settle_one
 from service.http.app import create_app
 from tests import ROOT
 from tests.engine.test_odds import RULE_SETS
@@ -63,7 +63,7 @@ class Brute:
             found = self.seen[key] = evaluate(cards(key), self.rules)
         return found
 
-    def settle(self, me: Evaluation, opponent: Evaluation, role: str, bet: Bet) -> tuple[str, int, int]:
+    def settle(self, me: Evaluation, opponent: Evaluation, role: str, bet: str) -> tuple[str, int, int]:
         """The caller's outcome, gross and commission against one opponent hand at stake
         :data:`BIG`: the player pays the commission on its own wins; as the dealer the
         caller pays none (no dealer commission in these rules)."""
@@ -74,12 +74,12 @@ class Brute:
         return {"win": "lose", "lose": "win", "push": "push"}[r.outcome], -r.gross, 0
 
     def odds(self, known: list[int], pool: list[int], role: str) -> tuple[tuple[int, int, int, int, int, dict[str, int]],
-                                                                            dict[Bet, tuple[Fraction, Fraction, Fraction]]]:
+                                                                            dict[str, tuple[Fraction, Fraction, Fraction]]]:
         """(deals, wins, losses, pushes, gross, completions per label) over every deal, and
         each bet's expected (gross, commission, net) per unit stake."""
         tally: Counter[str] = Counter()
         labels: Counter[str] = Counter()
-        sums: dict[Bet, list[int]] = {"double": [0, 0], "equal": [0, 0]}
+        sums: dict[str, list[int]] = {"double": [0, 0], "equal": [0, 0]}
         deals = 0
         positions = range(len(pool))
         for comp in combinations(positions, 5 - len(known)):

@@ -10,13 +10,14 @@ from itertools import permutations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from service.engine.bets import BET_NAMES as BETS
 from service.engine.cards import CARDS, Card
 from service.engine.compare import compare, rank_hands, strength_key
 from service.engine.evaluate import evaluate
 from service.engine.exposure import table_exposure
 from service.engine.reference import evaluate_reference
 from service.engine.rules import PROFILES
-from service.engine.settle import BETS, MAX_STAKE, settle
+from service.engine.settle import MAX_STAKE, settle
 
 PROFILE_NAMES = list(PROFILES)
 hands = st.lists(st.sampled_from(CARDS), min_size=5, max_size=5, unique=True).map(tuple)
@@ -97,10 +98,10 @@ def test_settlement_with_bets_and_commission_is_zero_sum_counting_the_house(
     seats = seats[:len(players)]
     bets = [bet for _, bet in seats]
     result = settle(dealer, [(e, stake) for e, (stake, _) in zip(players, seats, strict=True)], rules,
-                    bets)  # type: ignore[arg-type]
+                    bets)
     assert sum(p.amount for p in result.players) + result.dealer_net + result.house == 0
     assert result.dealer_gross == -sum(p.gross for p in result.players)
-    exposure = table_exposure(seats, rules)  # type: ignore[arg-type]
+    exposure = table_exposure(seats, rules)
     for p, bet, limit in zip(result.players, bets, exposure.players, strict=True):
         assert p.bet == bet
         assert p.commission == (p.gross * commission_bps // 10_000 if p.gross > 0 else 0)

@@ -102,13 +102,13 @@ def test_commission_examples_engine(profile: str, overrides: dict[str, Any], dea
     rules = apply_overrides(PROFILES[profile].rules, overrides)
     d = evaluate(parse_hand(hand(dealer)), rules)
     seats = [(evaluate(parse_hand(hand(p[0])), rules), p[1]) for p in players]
-    result = settle(d, seats, rules, [p[2] for p in players])  # type: ignore[misc]
+    result = settle(d, seats, rules, [p[2] for p in players])
     assert [(r.outcome, r.gross, r.commission, r.amount) for r in result.players] == [p[3:] for p in players]
     assert (result.dealer_gross, result.dealer_commission, result.dealer_net) == dealer_result
     assert result.house == house
     assert sum(r.amount for r in result.players) + result.dealer_net + result.house == 0
     for i, (max_loss, max_win) in exposures.items():
-        e = player_exposure(players[i][1], players[i][2], rules)  # type: ignore[arg-type]
+        e = player_exposure(players[i][1], players[i][2], rules)
         assert (e.max_loss, e.max_win) == (max_loss, max_win)
 
 
