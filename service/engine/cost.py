@@ -18,7 +18,7 @@ from service.engine.cards import HAND_SIZE
 from service.engine.distribution import distribution_ready, pinned_distribution
 from service.engine.house_edge import house_edge_ready, pinned_house_edge
 from service.engine.odds import uses_suits
-from service.engine.partial_classes import class_path_applies
+from service.engine.partial import class_path_applies
 from service.engine.rules import Rules
 from service.engine.suited_hands import pin_suited_hands, suited_hands_ready
 from service.engine.tables import has_table
@@ -80,7 +80,7 @@ def analysis_cost(rules: Rules, kind: str, decks: int = 1, known: int = HAND_SIZ
         return 0.0
     cost = 0.0 if has_table(rules) else 0.8
     needs_walk = (kind == "odds" and uses_suits(rules)) or (
-        kind == "house_edge" and rules.ties == "dealer" and rules.suited_bonus != "none")
+        kind == "house_edge" and rules.ties == "dealer" and "payouts" in rules.suit_effects)
     if needs_walk and not walk_ready():
         cost += 3.0
     if kind == "odds" and uses_suits(rules):

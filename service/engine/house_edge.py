@@ -197,8 +197,7 @@ def house_edge(rules: Rules, deck: Sequence[int] | None = None, bet: str = DEFAU
     cards = key[1]
     if len(cards) < 2 * HAND_SIZE:
         raise OddsError("a deck for two hands needs at least 10 cards")
-    if (kind.payout_factor and rules.commission_bps and rules.suited_bonus != "none"
-            and rules.ties == "high_card"):
+    if kind.payout_factor and rules.commission_bps and {"payouts", "comparisons"} <= rules.suit_effects:
         raise OddsError("the house edge of a double bet with a commission is not computed for rules with both "
                         "a suited bonus and high_card ties")
     if not rules.commission_bps and rules.ties != "dealer":

@@ -21,6 +21,7 @@ from types import MappingProxyType
 from typing import Any, Literal, get_args
 
 __all__ = [
+    "Effect",
     "Knob",
     "KnobKind",
     "Problems",
@@ -38,6 +39,12 @@ __all__ = [
 KnobKind = Literal["bool", "int", "choice", "ranking", "payouts"]
 #: ``(path, message)`` pairs: the keys from the overrides object to a bad value, and why.
 Problems = list[tuple[list[str | int], str]]
+#: What a knob acts on, which tells every analysis how to take it into account:
+#: ``hands`` (what a hand evaluates to: category, label, score, payout; the class tables
+#: express it), ``payouts`` (what one hand collects beyond its class: the suited bonus,
+#: applied per hand), ``comparisons`` (how two hands compare beyond their scores),
+#: ``settlement`` (the amounts a settled pair moves: bets, commission).
+Effect = Literal["hands", "payouts", "comparisons", "settlement"]
 
 _METADATA_KEY = "knob"
 
@@ -72,6 +79,10 @@ class Knob:
         ``rules_digest``. Any later knob enters :meth:`~service.engine.rules.Rules.digest`
         only while it differs from its default, so every rule set that leaves it alone keeps
         the digest it had before the knob existed.
+    :param effect: what the knob acts on (:data:`Effect`).
+    :param suits: the knob's values under which results depend on suits, not on ranks
+        alone: the analyses then visit card multisets (the card-multiset walk) for its
+        effect instead of summing over rank classes.
     """
 
     kind: KnobKind
@@ -82,6 +93,13 @@ class Knob:
     nullable: bool = False
     unit: str = ""
     always_digested: bool = False
+    effect: Effect = "hands"
+    suits: tuple[Any, ...] = ()
+
+    @property
+    def in_tables(self) -> bool:
+        """Whether the class tables express the knob (it acts on what a hand evaluates to)."""
+        return self.effect == "hands"
 
     @property
     def message(self) -> str:

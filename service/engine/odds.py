@@ -40,9 +40,11 @@ __all__ = [
     "Chances",
     "Odds",
     "OddsError",
+    "Tally",
     "dealer_pool",
     "deck_available",
     "odds",
+    "tie_sides",
     "uses_suits",
 ]
 
@@ -213,13 +215,14 @@ def dealer_pool(hand: Sequence[int], dead: Sequence[int] = (), decks: int = 1) -
 
 
 def uses_suits(rules: Rules) -> bool:
-    """Whether settling depends on suits: a suited bonus or ``high_card`` ties.
+    """Whether settling depends on suits: some knob's value makes it so (a suited bonus,
+    ``high_card`` ties; :attr:`~service.engine.rules.Rules.suit_effects`).
 
     >>> from service.engine.rules import PROFILES
     >>> uses_suits(PROFILES["standard"].rules), uses_suits(PROFILES["liberal"].rules)
     (False, True)
     """
-    return rules.suited_bonus != "none" or rules.ties == "high_card"
+    return bool(rules.suit_effects)
 
 
 def odds(hand: Sequence[Card], rules: Rules, dead: Sequence[Card] = (), decks: int = 1,
@@ -322,3 +325,42 @@ def _odds(rules: Rules, table: Table, wins: IntArray, lose_plain: IntArray, lose
     losses = int(lose_plain.sum()) + int(lose_suited.sum())
     return Odds(total, win_count, losses, total - win_count - losses, win_count * player_payout - paid, method,
                 player_payout, rules.commission_bps)
+
+
+# --------------------------------------------------------------------------------------
+# Deals of partial odds (service.engine.partial, service.engine.partial_walk) count into a Tally
+
+
+@dataclass
+class Tally:
+    """Running counts over deals, from the caller's side (all exact integers).
+
+    :param completions: completions counted (physical cards apart).
+    :param wins: deals the caller wins; ``losses`` likewise.
+    :param deals: every deal counted.
+    :param paid_in: per unit stake, what the caller's wins collect (its hand's payout, suited
+        bonus included).
+    :param paid_out: per unit stake, what the caller's losses pay (the opponent's payout).
+    """
+
+    completions: int = 0
+    wins: int = 0
+    losses: int = 0
+    deals: int = 0
+    paid_in: int = 0
+    paid_out: int = 0
+
+
+def tie_sides(rules: Rules, role: str) -> tuple[bool, bool]:
+    """Whether equal hands (not both Five Dukes) go to the caller / to the opponent under
+    ``ties: dealer`` (RULES.md section 5); ``(False, False)`` under the other tie rules.
+
+    :param role: ``player`` or ``dealer``: the caller's seat.
+
+    >>> from service.engine.rules import PROFILES
+    >>> tie_sides(PROFILES["standard"].rules, "dealer"), tie_sides(PROFILES["niu-niu"].rules, "player")
+    ((True, False), (False, False))
+    """
+    if rules.ties != "dealer":
+        return False, False
+    return role == "dealer", role == "player"

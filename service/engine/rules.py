@@ -117,20 +117,23 @@ class Rules:
         CATEGORIES, "ranking", "The categories, strongest first.",
         low=len(CATEGORIES), high=len(CATEGORIES), choices=CATEGORIES, **_V1)
     ties: TieRule = choice_field(  # noqa: RUF009 (a dataclasses.field)
-        TieRule, "dealer", "How equal hands settle: the dealer wins, a push, or the higher card wins.", **_V1)
+        TieRule, "dealer", "How equal hands settle: the dealer wins, a push, or the higher card wins.",
+        effect="comparisons", suits=("high_card",), **_V1)
     payouts: Mapping[str, int] = knob_field(
         _STANDARD_PAYOUTS, "payouts", "Stake multiplier per category, with optional `single_ox_N` overrides.",
         low=0, high=MAX_PAYOUT, choices=PAYOUT_KEYS, **_V1)
     suited_bonus: SuitedBonus = choice_field(  # noqa: RUF009 (a dataclasses.field)
-        SuitedBonus, "none", "Pay suited_multiplier times for a one-suit ox (ox) or hand (hand).", **_V1)
+        SuitedBonus, "none", "Pay suited_multiplier times for a one-suit ox (ox) or hand (hand).",
+        effect="payouts", suits=("ox", "hand"), **_V1)
     suited_multiplier: int = knob_field(
-        2, "int", "The suited bonus's stake multiplier.", low=1, high=MAX_SUITED_MULTIPLIER, **_V1)
+        2, "int", "The suited bonus's stake multiplier.", low=1, high=MAX_SUITED_MULTIPLIER, effect="payouts",
+        **_V1)
     commission_bps: int = knob_field(
         0, "int", "The house's share of each player's winning gross, in basis points (500 = 5 %).",
-        high=MAX_BPS, unit="basis points")
+        high=MAX_BPS, unit="basis points", effect="settlement")
     dealer_commission_bps: int = knob_field(
         0, "int", "The house's share of the dealer's positive gross for the round, in basis points.",
-        high=MAX_BPS, unit="basis points")
+        high=MAX_BPS, unit="basis points", effect="settlement")
 
     def __hash__(self) -> int:
         return hash(self.digest())
@@ -143,6 +146,17 @@ class Rules:
         has none)."""
         knob = SPECS[Category(category)].knob
         return knob is None or bool(getattr(self, knob))
+
+    @cached_property
+    def suit_effects(self) -> frozenset[str]:
+        """What depends on suits under these rules: the effects (:data:`~service.engine.knobs.Effect`)
+        of every knob whose value makes it so (its declaration's ``suits``). Empty: every
+        analysis may sum over rank classes.
+
+        >>> sorted(PROFILES["liberal"].rules.suit_effects), sorted(PROFILES["niu-niu"].rules.suit_effects)
+        (['payouts'], ['comparisons'])
+        """
+        return frozenset(knob.effect for name, knob in RULE_KNOBS.items() if getattr(self, name) in knob.suits)
 
     @cached_property
     def pushing(self) -> frozenset[str]:

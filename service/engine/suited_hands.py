@@ -3,7 +3,7 @@
 
 A suited hand collects ``suited_multiplier`` times its payout, so against a completion of
 the caller's hand the opponent's winning hands pay their class's payout (counted by class in
-:mod:`service.engine.partial_classes`) plus ``(multiplier - 1)`` times it for each suited
+:func:`service.engine.partial.by_classes`) plus ``(multiplier - 1)`` times it for each suited
 one. Suited hands are few (150,874 of the 2,598,960 hands of one deck under ``ox``), so they
 are listed once per rules (:func:`suited_hands`) and, per request, the extra is summed by
 inclusion-exclusion over the completion's cards: the suited hands of the cards left, less

@@ -26,8 +26,7 @@ from service.engine.cards import CARD_CODES, CARDS, Card
 from service.engine.evaluate import evaluate
 from service.engine.hand import Evaluation
 from service.engine.odds import OddsError, odds
-from service.engine.partial import partial_odds
-from service.engine.partial_classes import by_classes, class_path_applies
+from service.engine.partial import by_classes, class_path_applies, partial_odds
 from service.engine.partial_walk import by_walk
 from service.engine.rules import PROFILES, Rules, apply_overrides
 from service.engine.settle import settle_one
