@@ -211,12 +211,23 @@ def _template(formed: bool, nenku: bool, suited: bool,
 
 
 def _texts(resolution: Resolution, fields: tuple[str, ...] | None) -> Iterator[str]:
-    """Each resolved hand's ``Evaluation`` as JSON text: its :func:`_template` filled."""
+    """Each resolved hand's ``Evaluation`` as JSON text: its :func:`_template` filled with
+    :func:`_values` (written out here: the loop of every batch, ranking and settlement)."""
     forms = [_template(bool(i & 4), bool(i & 2), bool(i & 1), fields) for i in range(8)]
-    for row in resolution.rows():
-        slot = row[2]
-        form, getter = forms[(4 | slot.nenku << 1 if slot is not None else 0) | row[4]]
-        values = _values(row)
+    text = _TEXT
+    for codes, entry, slot, order, suited, payout in resolution.rows():
+        a, b, c, d, e = codes
+        if slot is None:
+            form, getter = forms[suited]
+            values: tuple[Any, ...] = (text[a], text[b], text[c], text[d], text[e], entry.category, entry.label,
+                                       entry.score, payout)
+        else:
+            (i, j, h), (f, g, n), (r, s), (t, u) = slot.by_order[order]
+            p, q = slot.ox_points, slot.power_points
+            form, getter = forms[4 | slot.nenku << 1 | suited]
+            values = (text[a], text[b], text[c], text[d], text[e], entry.category, entry.label, entry.score,
+                      payout, text[codes[i]], text[codes[j]], text[codes[h]], p[f], p[g], p[n],
+                      text[codes[r]], text[codes[s]], q[t], q[u])
         yield form % (values if getter is None else getter(values))
 
 

@@ -17,11 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
 
 from service.engine.rules import Rules
 
-__all__ = ["RankedHand", "Scored", "compare", "high_card_key", "rank_hands", "strength_key"]
+__all__ = ["RankedHand", "Scored", "compare", "high_card_key", "rank_hands", "ranking_order", "strength_key"]
 
 
 class Scored(Protocol):
@@ -121,3 +124,29 @@ def rank_hands(evaluations: Sequence[Scored], rules: Rules) -> list[RankedHand]:
             position, previous = n, key
         out.append(RankedHand(i, position, e))
     return out
+
+
+def ranking_order(scores: npt.ArrayLike, codes: npt.ArrayLike, rules: Rules) -> tuple[list[int], list[int]]:
+    """:func:`rank_hands` for many hands at once, with numpy: the hands' indexes strongest
+    first and their competition positions (RULES.md section 5; equal hands keep their input
+    order; with the ``high_card`` tie rule equal scores are ordered by the high card).
+
+    :param scores: ``(n,)`` the hands' scores.
+    :param codes: ``(n, 5)`` the hands' card codes.
+    :return: ``(indexes, positions)``, two lists of ``n``.
+
+    >>> ranking_order([201, 800, 201, 100], [[0, 1, 2, 3, 4]] * 4, Rules())
+    ([1, 0, 2, 3], [1, 2, 2, 4])
+    """
+    score = np.asarray(scores, dtype=np.int64)
+    n = len(score)
+    columns = [-score]
+    if rules.ties == "high_card":
+        high = np.sort(np.asarray(codes, dtype=np.int64).reshape(n, 5), axis=1)  # ascending: [:, 4] highest
+        columns += [-high[:, j] for j in range(4, -1, -1)]
+    order = np.lexsort((np.arange(n), *reversed(columns)))
+    keys = np.stack(columns, axis=1)[order]
+    starts = np.ones(n, dtype=np.bool_)
+    starts[1:] = (keys[1:] != keys[:-1]).any(axis=1)
+    positions: Any = np.maximum.accumulate(np.where(starts, np.arange(1, n + 1), 0))
+    return order.tolist(), positions.tolist()

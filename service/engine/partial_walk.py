@@ -31,8 +31,8 @@ import numpy as np
 import numpy.typing as npt
 
 from service.engine.cards import CARDS, HAND_SIZE
-from service.engine.odds import Tally, tie_sides
 from service.engine.evaluate import evaluate
+from service.engine.odds import Tally, tie_sides
 from service.engine.rules import Rules
 from service.engine.tables import table_for
 from service.engine.walk import Chunk, colex_rank, slot_masks, suited_flags, walk_chunks

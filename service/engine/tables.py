@@ -418,6 +418,14 @@ class Resolution:
             slot, suited = choose_slot(entry, codes, ORDERS[o], rules)
             yield codes, entry, slot, o, suited, entry.payout * multiplier if suited else entry.payout
 
+    def scores(self) -> npt.NDArray[np.int64]:
+        """Every hand's score, ``(n,)``."""
+        table = self.table
+        if table.is_complete:
+            out: npt.NDArray[np.int64] = table.scores[np.asarray(self.classes, dtype=np.intp)].astype(np.int64)
+            return out
+        return np.array([table.entry(k).score for k in self.classes], dtype=np.int64)
+
     def results(self) -> list[HandResult]:
         """Every hand's :class:`HandResult`."""
         return [HandResult(*row) for row in self.rows()]

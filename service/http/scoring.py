@@ -50,7 +50,8 @@ def evaluate_hands() -> Response:
 @scoring.post("/rankings")
 def rank_hands() -> Response:
     """Rank 2 to 1,000 hands (openapi: ``rankHands``); ``fields`` selects members."""
-    return _answer(operations.rank_hands)
+    with gc_pause.paused():  # as a batch: thousands of short-lived, acyclic objects
+        return _answer(operations.rank_hands)
 
 
 @scoring.post("/settlements")

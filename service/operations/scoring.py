@@ -20,8 +20,7 @@ from marshmallow import Schema, ValidationError
 
 from service.engine.batch import Hands
 from service.engine.bets import DEFAULT_BET
-from service.engine.compare import Scored
-from service.engine.compare import rank_hands as rank_results
+from service.engine.compare import Scored, ranking_order
 from service.engine.evaluate import resolved
 from service.engine.exposure import Exposure, TableExposure, table_exposure, worst_case_amount
 from service.engine.hand import Evaluation
@@ -33,6 +32,7 @@ from service.profiles import ProfileRegistry, UnknownProfileError
 from service.response_schemas import ExposureResponseSchema
 from service.schemas import (
     BatchRequestSchema,
+    Entries,
     EvaluationRequestSchema,
     ExposureRequestSchema,
     RankingRequestSchema,
@@ -196,15 +196,23 @@ def safe_integer_problems(data: Mapping[str, Any], rules: Rules) -> list[ErrorIt
         f"±{MAX_SAFE_INTEGER} (2^53 − 1, the largest integer every JSON client reads exactly): lower the stakes")}]
 
 
-def ranking_answer(s: Scoring, fields: tuple[str, ...] | None = None) -> tuple[dict[str, Any], list[HandResult]]:
-    """The answer of ``POST /v1/rankings`` and the hands' results (input order)."""
+def ranking_answer(s: Scoring, fields: tuple[str, ...] | None = None) -> tuple[dict[str, Any], dict[str, int]]:
+    """The answer of ``POST /v1/rankings`` and the hands by category: every hand resolved
+    once, ordered with numpy (:func:`~service.engine.compare.ranking_order`), each evaluation
+    a JSON text of the one formatter."""
     entries = s.data["hands"]
-    resolution = resolved([e["hand"] for e in entries], s.rules)
-    results = resolution.results()
+    codes = entries.codes if isinstance(entries, Entries) else None
+    if codes is not None:  # read in one pass: classes and orders with numpy
+        resolution = resolved(codes, s.rules, sorted_codes=codes.sorted, array=codes.array)
+        order, positions = ranking_order(resolution.scores(), codes.array, s.rules)
+    else:
+        hands = [e["hand"] for e in entries]
+        resolution = resolved(hands, s.rules)
+        order, positions = ranking_order(resolution.scores(), hands, s.rules)
     texts = evaluation_texts(resolution, fields)
-    ranking = [{"index": r.index, "id": entries[r.index]["id"], "position": r.position,
-                "evaluation": orjson.Fragment(texts[r.index])} for r in rank_results(results, s.rules)]
-    return s.context | {"ranking": ranking}, results
+    ranking = [{"index": i, "id": entries[i]["id"], "position": p, "evaluation": orjson.Fragment(texts[i])}
+               for i, p in zip(order, positions, strict=True)]
+    return s.context | {"ranking": ranking}, resolution.categories()
 
 
 def settle_request(s: Scoring) -> tuple[Settlement, TableExposure, list[str]]:
@@ -304,8 +312,8 @@ def rank_hands(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
     :raises InvalidRequestError: naming every problem of the request.
     """
     s, fields = load(_RANKING, body, query, profiles, with_fields=True)
-    answer, results = ranking_answer(s, fields)
-    return Answer(answer, s.profile.name, Counter(str(r.category) for r in results))
+    answer, categories = ranking_answer(s, fields)
+    return Answer(answer, s.profile.name, categories)
 
 
 def settle_round(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:

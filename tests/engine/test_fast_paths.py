@@ -344,17 +344,19 @@ def test_pause_across_threads() -> None:
 # The single-hand request fast path
 
 
-def _load_both(body: Any) -> tuple[Any, Any]:
-    """The schema's load (fast path first) and marshmallow's own, result or messages."""
+def _load_both(body: Any, schema: Any = None) -> tuple[Any, Any]:
+    """The schema's load (fast path first) and marshmallow's own, result or messages, as
+    plain JSON data (a hand read in one pass is a tuple of codes, one read by the fields a
+    list: the same codes)."""
     from marshmallow import Schema, ValidationError
 
     from service.schemas import EvaluationRequestSchema
 
-    schema = EvaluationRequestSchema()
+    schema = schema or EvaluationRequestSchema()
     out: list[Any] = []
     for load in (schema.load, lambda b: Schema.load(schema, b)):
         try:
-            out.append(load(body))
+            out.append(orjson.loads(orjson.dumps(load(body))))
         except ValidationError as exc:
             out.append(("error", exc.messages))
     return out[0], out[1]
@@ -387,6 +389,64 @@ def test_single_hand_fast_load_equals_the_fields() -> None:
         assert fast == fields, body
         fast_taken += isinstance(fast, dict) and set(body) == {"hand"}
     assert fast_taken > 100
+
+
+def _variants(body: dict[str, Any], entries: str, rng: random.Random) -> list[Any]:
+    """``body`` and bodies that differ from it in one way each (most of them invalid), the
+    way a client gets a request wrong: members of an entry changed, removed or added."""
+    out: list[Any] = [body, [body], {**body, "decks": 2}, {**body, "decks": True}, {**body, "decks": 9},
+                      {**body, "rules": {"bomb": True}}, {**body, "x": 1}, {k: v for k, v in body.items() if k != entries}]
+    changes: list[Any] = [None, 7, "", "x" * 129, "x" * 128, True, 10**12, 10**12 + 1, 0, -1, 2.0, "equal", "triple",
+                          ["AS", "AS", "2D", "3C", "4H"], ["AS", "2D", "3C", "4H"], ["AS", "2D", "3C", "4H", "1S"],
+                          "AS 2D 3C 4H 5S", {"hand": []}]
+    for _ in range(80):
+        items = [dict(e) for e in body[entries]]
+        item = rng.choice(items)
+        key = rng.choice(["id", "hand", "stake", "bet", "extra"])
+        if rng.random() < 0.2:
+            item.pop(key, None)
+        else:
+            item[key] = rng.choice(changes)
+        out.append({**body, entries: items})
+    out.append({**body, entries: body[entries][:1]})
+    out.append({**body, entries: [*body[entries], "not an object"]})
+    return out
+
+
+def test_ranking_fast_load_equals_the_fields() -> None:
+    from service.schemas import RankingRequestSchema
+
+    rng = random.Random(21)
+    schema = RankingRequestSchema()
+    taken = 0
+    for n in (2, 3, 47, 48, 200):
+        hands = [[CARDS[c].text for c in h] for h in random_hands(n, 1, seed=n)]
+        body = {"hands": [({"id": f"h{i}"} if i % 3 else {}) | {"hand": h} for i, h in enumerate(hands)]}
+        for variant in _variants(body, "hands", rng):
+            fast, fields = _load_both(variant, schema)
+            assert fast == fields, variant
+            taken += RankingRequestSchema._plain(variant) is not None
+    assert taken > 40
+
+
+def test_settlement_fast_load_equals_the_fields() -> None:
+    from service.schemas import SettlementRequestSchema
+
+    rng = random.Random(22)
+    schema = SettlementRequestSchema()
+    taken = 0
+    for players, decks in ((1, 1), (9, 1), (10, 2), (30, 4)):
+        shoe = rng.sample([c for c in range(52) for _ in range(decks)], 5 * (players + 1))
+        text = [CARDS[c].text for c in shoe]
+        body: dict[str, Any] = {"dealer": {"hand": text[:5]}, "players": [
+            {"id": f"p{i}", "hand": text[5 * i:5 * i + 5], "stake": 10 * i} | ({"bet": "equal"} if i % 2 else {})
+            for i in range(1, players + 1)]} | ({"decks": decks} if decks > 1 else {})
+        for variant in [*_variants(body, "players", rng), {**body, "dealer": {"hand": text[5:10]}},
+                        {**body, "dealer": {"hand": text[:5], "id": "d"}}]:
+            fast, fields = _load_both(variant, schema)
+            assert fast == fields, variant
+            taken += SettlementRequestSchema._plain(variant) is not None
+    assert taken > 40
 
 
 @pytest.mark.parametrize("profile", PROFILE_NAMES)
