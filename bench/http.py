@@ -21,7 +21,10 @@ address, ``GNAU_DRAIN_SECONDS=0`` for a quick stop and, for the echo floor,
   that sent 8 of their 100 body bytes are held open (goal p99 < 100 ms);
 * **batch**: ``POST /v1/evaluations/batch`` with 10,000 random hands, one request at a time
   through a server with ``GNAU_WORKERS=1``, end to end (goal ≥ 300,000 hands/s, issue 15; it was 150,000);
-* a 10-player settlement (two decks) and a 1,000-hand ranking, requests/s.
+* **settlement**: a dealer + 10 players (two decks) against a single evaluation, same 2
+  workers and 16 connections, rounds alternating (goal ≥ 0.6x, issue 23);
+* **ranking**: 1,000-hand rankings against 1,000-hand batches, in hands/s, same 2 workers
+  and 2 connections, rounds alternating (goal ≥ 0.8x, issue 23).
 
 The load tool is wrk (Debian package ``wrk``; installed with apt-get when missing and
 allowed). Without wrk a small Python client (threads, keep-alive ``http.client``) stands in
@@ -196,18 +199,43 @@ def _half_load(driver: Driver, app: Server, echo: Server, maxima: tuple[float, f
     return app_half, echo_half, median(slow_runs)
 
 
-def _settle_and_rank(driver: Driver, app: Server, seconds: float) -> tuple[float, float]:
-    """Requests/s of a 10-player settlement (4 connections) and a 1,000-hand ranking (2)."""
+def _alternate(driver: Driver, app: Server, first: tuple[str, bytes], second: tuple[str, bytes], seconds: float,
+               connections: int, rounds: int = 3) -> tuple[float, float]:
+    """Median requests/s of two requests on ``app``, their runs alternating (same server,
+    workers, connections and tool)."""
+    a: list[float] = []
+    b: list[float] = []
+    for _ in range(rounds):
+        a.append(check(driver.run(app, *first, seconds, connections), first[0]).rps)
+        b.append(check(driver.run(app, *second, seconds, connections), second[0]).rps)
+    return median(a), median(b)
+
+
+def _settle_and_rank(driver: Driver, app: Server, seconds: float, connections: int) -> list[Row]:
+    """A 10-player settlement against a single evaluation (``connections``), and 1,000-hand
+    rankings against 1,000-hand batches (2 connections), alternating."""
     log("settlement and ranking")
     settle = ("/v1/settlements", settlement_body())
     rank = ("/v1/rankings", ranking_body())
+    batch = ("/v1/evaluations/batch", batch_body(1_000, seed=5))
     _verify(app, *settle, "players")
     _verify(app, *rank, "ranking")
-    check(driver.run(app, *settle, 1, 4), "settlement")
-    check(driver.run(app, *rank, 1, 2), "ranking")
-    settle_rps = median([check(driver.run(app, *settle, seconds, 4), "settlement").rps for _ in range(3)])
-    rank_rps = median([check(driver.run(app, *rank, seconds, 2), "ranking").rps for _ in range(3)])
-    return settle_rps, rank_rps
+    _verify(app, *batch, "evaluations")
+    for request, n in ((settle, connections), (rank, 2), (batch, 2)):
+        check(driver.run(app, *request, 1, n), request[0])
+    evaluation_rps, settle_rps = _alternate(driver, app, EVALUATION, settle, seconds, connections)
+    batch_rps, rank_rps = _alternate(driver, app, batch, rank, seconds, 2)
+    settle_ratio, rank_ratio = settle_rps / evaluation_rps, rank_rps / batch_rps
+    return [
+        Row("HTTP", f"`POST /v1/settlements`, dealer + 10 players (2 decks), against `POST /v1/evaluations` "
+            f"in alternating runs, same workers, {connections} conn.",
+            f"{rate(settle_rps, 1, 'requests')} ({rate(settle_rps * 11, 1, 'hands')}) against "
+            f"{rate(evaluation_rps, 1, 'requests')}: {settle_ratio:.2f}x", "≥ 0.6x", settle_ratio >= 0.6),
+        Row("HTTP", "`POST /v1/rankings`, 1,000 hands, against `POST /v1/evaluations/batch` with 1,000 hands "
+            f"in alternating runs, same workers, {driver.tool}, 2 conn.",
+            f"{rate(rank_rps * 1000, 1, 'hands')} against {rate(batch_rps * 1000, 1, 'hands')}: {rank_ratio:.2f}x",
+            "≥ 0.8x", rank_ratio >= 0.8),
+    ]
 
 
 def _service_rows(driver: Driver, workdir: Path, rounds: int, seconds: float,
@@ -229,7 +257,7 @@ def _service_rows(driver: Driver, workdir: Path, rounds: int, seconds: float,
             balance.append((n, driver.last_share))
         echo_max, app_max = _max_load(driver, app, echo, rounds, seconds, connections)
         app_half, echo_half, slow = _half_load(driver, app, echo, (echo_max, app_max), seconds, connections)
-        settle_rps, rank_rps = _settle_and_rank(driver, app, seconds)
+        scoring = _settle_and_rank(driver, app, seconds, connections)
     tool, ratio = driver.tool, app_max / echo_max
     conditions = f"{workers} gevent workers, {tool}, {connections} conn."
     rows = [
@@ -245,10 +273,7 @@ def _service_rows(driver: Driver, workdir: Path, rounds: int, seconds: float,
         Row("HTTP", "`POST /v1/evaluations` p99 at half load with 200 idle connections and 50 stalled "
             "request bodies held open, measured from 1 s after they were opened (median of 3)",
             f"{slow:.1f} ms", "< 100 ms", slow < 100),
-        Row("HTTP", f"`POST /v1/settlements`, dealer + 10 players (2 decks), {tool}, 4 conn.",
-            f"{rate(settle_rps, 1, 'requests')} ({rate(settle_rps * 11, 1, 'hands')})"),
-        Row("HTTP", f"`POST /v1/rankings`, 1,000 hands, {tool}, 2 conn.",
-            f"{rate(rank_rps, 1, 'requests')} ({rate(rank_rps * 1000, 1, 'hands')})"),
+        *scoring,
     ]
     return rows, balance, workers
 

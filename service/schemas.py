@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from itertools import repeat
 from operator import itemgetter
-from typing import Any
+from typing import Any, overload
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from service.engine.batch import Hands, read_hands
+from service.engine.batch import read_hands
 from service.engine.bets import BETS, DEFAULT_BET
 from service.engine.cards import (
     DECK_SIZE,
@@ -324,11 +324,41 @@ def _plain_hands(hands: list[Any], decks: int, shared: bool) -> Sequence[Sequenc
     return codes  # type: ignore[return-value]  # no problems: no None codes
 
 
-class Entries(list[dict[str, Any]]):
-    """Loaded entries of a body (a list), with their hands' codes as one
-    :class:`~service.engine.batch.Hands` when they were read in one pass (else ``None``)."""
+class Entries(Sequence[dict[str, Any]]):
+    """Loaded ranking entries read in one pass: their ids and their hands' codes (as one
+    :class:`~service.engine.batch.Hands` from 48 hands on), each entry ``{"id", "hand"}``
+    made only when asked for; equal to the list the fields load.
 
-    codes: Hands | None = None
+    >>> e = Entries(["a", None], [(3, 4, 9, 14, 19), (51, 44, 41, 38, 35)])
+    >>> e[1], len(e), e == [{"id": "a", "hand": (3, 4, 9, 14, 19)}, {"id": None, "hand": (51, 44, 41, 38, 35)}]
+    ({'id': None, 'hand': (51, 44, 41, 38, 35)}, 2, True)
+    """
+
+    __hash__ = None  # type: ignore[assignment]  # compares by value, like a list
+
+    def __init__(self, ids: list[str | None], codes: Sequence[Sequence[int]]) -> None:
+        self.ids = ids
+        self.codes = codes
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(index, slice):
+            return [{"id": i, "hand": h} for i, h in zip(self.ids[index], self.codes[index], strict=True)]
+        return {"id": self.ids[index], "hand": self.codes[index]}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    def __repr__(self) -> str:
+        return repr(list(self))
 
 
 class RankingRequestSchema(ScoringRequestSchema):
@@ -378,9 +408,17 @@ class RankingRequestSchema(ScoringRequestSchema):
         codes = _plain_hands(list(map(itemgetter("hand"), entries)), decks, shared=False)
         if codes is None:
             return None
-        loaded = Entries({"id": i, "hand": h} for i, h in zip(ids, codes, strict=True))
-        loaded.codes = codes if isinstance(codes, Hands) else None
-        return {"decks": decks, "rules": None, "hands": loaded}
+        return {"decks": decks, "rules": None, "hands": Entries(ids, codes)}
+
+    @validates_schema(skip_on_field_errors=False)
+    def _check_cards(self, data: Mapping[str, Any], **kwargs: Any) -> None:
+        decks = _decks(data)
+        if decks and isinstance(data.get("hands"), list):
+            at = [i for i, e in enumerate(data["hands"]) if isinstance(e, dict) and e.get("hand")]
+            errors = _excess_errors(lambda h: ("hands", at[h], "hand"), [data["hands"][i]["hand"] for i in at],
+                                    decks, shared=False)
+            if errors:
+                raise ValidationError(errors)
 
 
 class DealerSchema(_Strict):

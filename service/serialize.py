@@ -210,10 +210,17 @@ def _template(formed: bool, nenku: bool, suited: bool,
     return _HOLE.sub("%s", text.replace("%", "%%")), getter
 
 
+@lru_cache(maxsize=64)
+def _forms(fields: tuple[str, ...] | None) -> tuple[tuple[str, Callable[[tuple[Any, ...]], Any] | None], ...]:
+    """The :func:`_template` of every formation flag combination for ``fields``, by
+    ``formed << 2 | nenku << 1 | suited``."""
+    return tuple(_template(bool(i & 4), bool(i & 2), bool(i & 1), fields) for i in range(8))
+
+
 def _texts(resolution: Resolution, fields: tuple[str, ...] | None) -> Iterator[str]:
     """Each resolved hand's ``Evaluation`` as JSON text: its :func:`_template` filled with
     :func:`_values` (written out here: the loop of every batch, ranking and settlement)."""
-    forms = [_template(bool(i & 4), bool(i & 2), bool(i & 1), fields) for i in range(8)]
+    forms = _forms(fields)
     text = _TEXT
     for codes, entry, slot, order, suited, payout in resolution.rows():
         a, b, c, d, e = codes
@@ -311,5 +318,6 @@ def _class_texts(resolution: Resolution, fields: tuple[str, ...]) -> list[bytes]
                         "payout": entry.payout}
                 text = by_score[entry.score] = orjson.dumps({f: data[f] for f in fields})
             texts[k] = text
-    found: list[bytes] = texts[np.asarray(resolution.classes, dtype=np.intp)].tolist()
+    found: list[bytes] = texts[np.asarray(resolution.classes, dtype=np.intp) if resolution.class_array is None
+                               else resolution.class_array].tolist()
     return found

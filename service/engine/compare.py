@@ -76,9 +76,13 @@ def compare(a: Scored, b: Scored, rules: Rules) -> int:
     strength); with the ``high_card`` tie rule equal scores compare by
     :func:`high_card_key`.
 
-    :return: ``1`` if ``a`` is stronger, ``-1`` if ``b`` is, ``0`` if they are equal.
+    :return: ``1`` if ``a`` is stronger, ``-1`` if ``b`` is, ``0`` if they are equal:
+        the order of :func:`strength_key`, without building the keys when the scores differ.
     """
-    ka, kb = strength_key(a, rules), strength_key(b, rules)
+    sa, sb = a.score, b.score
+    if sa != sb or rules.ties != "high_card":
+        return (sa > sb) - (sa < sb)
+    ka, kb = high_card_key(a.codes), high_card_key(b.codes)
     return (ka > kb) - (ka < kb)
 
 

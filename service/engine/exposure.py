@@ -41,7 +41,7 @@ class TableExposure:
 
 def _bound(stake: int, bet: str, rules: Rules) -> int:
     """The largest gross amount a bet can win or lose (:meth:`~service.engine.bets.Bet.worst`)."""
-    if isinstance(stake, bool) or not isinstance(stake, int) or not 1 <= stake <= MAX_STAKE:
+    if type(stake) is not int or not 1 <= stake <= MAX_STAKE:  # bool is not int by type
         raise ValueError(f"stake must be an integer from 1 to {MAX_STAKE}")
     kind = BETS.get(bet)
     if kind is None:
@@ -93,7 +93,8 @@ def table_exposure(players: Sequence[tuple[int, str]], rules: Rules) -> TableExp
     """
     bounds = [_bound(stake, bet, rules) for stake, bet in players]
     bps = rules.commission_bps
-    exposures = tuple(Exposure(b, b - commission(b, bps)) for b in bounds)
+    exposures = tuple([Exposure(b, b - commission(b, bps)) for b in bounds] if bps else
+                      [Exposure(b, b) for b in bounds])
     total = sum(bounds)
     return TableExposure(exposures, Exposure(total, total - commission(total, rules.dealer_commission_bps)))
 

@@ -392,12 +392,18 @@ class Resolution:
     :param hands: the hands' card codes.
     :param classes: each hand's class index.
     :param orders: each hand's index in :data:`ORDERS`.
+    :param class_array: the same class indexes as a numpy array, when they were found with
+        numpy (else made when asked for).
     """
 
     table: Table
     hands: Sequence[Sequence[int]]
     classes: Sequence[int]
     orders: Sequence[int]
+    class_array: npt.NDArray[np.intp] | None = None
+
+    def _classes(self) -> npt.NDArray[np.intp]:
+        return np.asarray(self.classes, dtype=np.intp) if self.class_array is None else self.class_array
 
     def __len__(self) -> int:
         return len(self.classes)
@@ -422,7 +428,7 @@ class Resolution:
         """Every hand's score, ``(n,)``."""
         table = self.table
         if table.is_complete:
-            out: npt.NDArray[np.int64] = table.scores[np.asarray(self.classes, dtype=np.intp)].astype(np.int64)
+            out: npt.NDArray[np.int64] = table.scores[self._classes()].astype(np.int64)
             return out
         return np.array([table.entry(k).score for k in self.classes], dtype=np.int64)
 
@@ -434,8 +440,7 @@ class Resolution:
         """How many hands fall in each category (only categories with hands)."""
         table = self.table
         if table.is_complete:
-            counts = np.bincount(table.categories[np.asarray(self.classes, dtype=np.intp)],
-                                 minlength=len(CATEGORIES)).tolist()
+            counts = np.bincount(table.categories[self._classes()], minlength=len(CATEGORIES)).tolist()
             return {c.value: n for c, n in zip(CATEGORIES, counts, strict=True) if n}
         found: dict[str, int] = {}
         for k in self.classes:
@@ -467,14 +472,16 @@ def resolve(hands: Sequence[Sequence[int]], table: Table, *, sorted_codes: npt.N
     if n >= _VECTOR_FROM or sorted_codes is not None:
         codes = np.asarray(hands if array is None else array, dtype=np.uint8).reshape(n, HAND_SIZE)
         ordered = np.argsort(codes, axis=1, kind="stable")
-        orders: Sequence[int] = _ORDER_BY_DIGITS[ordered @ _ORDER_DIGITS].tolist()
         rows = np.take_along_axis(codes, ordered, axis=1) if sorted_codes is None else sorted_codes
-        classes: Sequence[int] = class_indexes(rows, presorted=True).tolist()
-    else:
-        weight = RANK_WEIGHT
-        of_weight = CLASS_OF_WEIGHT
-        classes = [of_weight[weight[a] + weight[b] + weight[c] + weight[d] + weight[e]] for a, b, c, d, e in hands]
-        orders = [_ORDER_INDEX[tuple(sorted(_POSITIONS, key=h.__getitem__))] for h in hands]
+        found = class_indexes(rows, presorted=True).astype(np.intp)
+        return Resolution(table, hands, found.tolist(), _ORDER_BY_DIGITS[ordered @ _ORDER_DIGITS].tolist(), found)
+    weight, of_weight, order_of, positions = RANK_WEIGHT, CLASS_OF_WEIGHT, _ORDER_INDEX, _POSITIONS
+    classes: list[int] = []
+    orders: list[int] = []
+    for h in hands:
+        a, b, c, d, e = h
+        classes.append(of_weight[weight[a] + weight[b] + weight[c] + weight[d] + weight[e]])
+        orders.append(order_of[tuple(sorted(positions, key=h.__getitem__))])
     return Resolution(table, hands, classes, orders)
 
 

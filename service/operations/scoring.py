@@ -9,7 +9,6 @@ command line and the API accept, reject and answer exactly alike. Problems are r
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -20,7 +19,7 @@ from marshmallow import Schema, ValidationError
 
 from service.engine.batch import Hands
 from service.engine.bets import DEFAULT_BET
-from service.engine.compare import Scored, ranking_order
+from service.engine.compare import ranking_order
 from service.engine.evaluate import resolved
 from service.engine.exposure import Exposure, TableExposure, table_exposure, worst_case_amount
 from service.engine.hand import Evaluation
@@ -201,23 +200,26 @@ def ranking_answer(s: Scoring, fields: tuple[str, ...] | None = None) -> tuple[d
     once, ordered with numpy (:func:`~service.engine.compare.ranking_order`), each evaluation
     a JSON text of the one formatter."""
     entries = s.data["hands"]
-    codes = entries.codes if isinstance(entries, Entries) else None
-    if codes is not None:  # read in one pass: classes and orders with numpy
-        resolution = resolved(codes, s.rules, sorted_codes=codes.sorted, array=codes.array)
-        order, positions = ranking_order(resolution.scores(), codes.array, s.rules)
+    if isinstance(entries, Entries):  # read in one pass
+        ids, hands = entries.ids, entries.codes
     else:
-        hands = [e["hand"] for e in entries]
+        ids, hands = [e["id"] for e in entries], [e["hand"] for e in entries]
+    if isinstance(hands, Hands):  # classes and orders with numpy
+        resolution = resolved(hands, s.rules, sorted_codes=hands.sorted, array=hands.array)
+        order, positions = ranking_order(resolution.scores(), hands.array, s.rules)
+    else:
         resolution = resolved(hands, s.rules)
         order, positions = ranking_order(resolution.scores(), hands, s.rules)
     texts = evaluation_texts(resolution, fields)
-    ranking = [{"index": i, "id": entries[i]["id"], "position": p, "evaluation": orjson.Fragment(texts[i])}
+    fragment = orjson.Fragment
+    ranking = [{"index": i, "id": ids[i], "position": p, "evaluation": fragment(texts[i])}
                for i, p in zip(order, positions, strict=True)]
     return s.context | {"ranking": ranking}, resolution.categories()
 
 
-def settle_request(s: Scoring) -> tuple[Settlement, TableExposure, list[str]]:
+def settle_request(s: Scoring) -> tuple[Settlement, TableExposure, list[str], dict[str, int]]:
     """Settle a checked settlement request and find its table's exposure; with each hand's
-    evaluation as JSON text (dealer first)."""
+    evaluation as JSON text (dealer first) and the hands by category."""
     players = s.data["players"]
     resolution = resolved([s.data["dealer"]["hand"]] + [p["hand"] for p in players], s.rules)
     results = resolution.results()
@@ -226,22 +228,22 @@ def settle_request(s: Scoring) -> tuple[Settlement, TableExposure, list[str]]:
     # Every bet the default (the common case): the engine's path without a bet list.
     result = settle(results[0], seats, s.rules, None if all(b == DEFAULT_BET for b in bets) else bets)
     exposure = table_exposure([(p["stake"], bet) for p, bet in zip(players, bets, strict=True)], s.rules)
-    return result, exposure, evaluation_texts(resolution)
+    return result, exposure, evaluation_texts(resolution), resolution.categories()
 
 
 def _exposure(x: Exposure) -> dict[str, int]:
     return {"max_loss": x.max_loss, "max_win": x.max_win}
 
 
-def settlement_answer(s: Scoring) -> tuple[dict[str, Any], list[Scored]]:
-    """The answer of ``POST /v1/settlements`` and the hands' results (dealer first).
+def settlement_answer(s: Scoring) -> tuple[dict[str, Any], dict[str, int]]:
+    """The answer of ``POST /v1/settlements`` and its hands by category.
 
     Written straight into dicts (the hot path of every settlement), each evaluation a JSON
     text from the one formatter: the same data as
     :class:`~service.response_schemas.SettlementResponseSchema` describes, which the tests
     compare.
     """
-    result, exposure, texts = settle_request(s)
+    result, exposure, texts, categories = settle_request(s)
     answer: dict[str, Any] = dict(s.context)
     answer["dealer"] = {"evaluation": orjson.Fragment(texts[0]), "gross": result.dealer_gross,
                         "commission": result.dealer_commission, "net": result.dealer_net,
@@ -252,7 +254,7 @@ def settlement_answer(s: Scoring) -> tuple[dict[str, Any], list[Scored]]:
          "exposure": _exposure(x)}
         for p, r, x, text in zip(s.data["players"], result.players, exposure.players, texts[1:], strict=True)]
     answer["house"] = result.house
-    return answer, [result.dealer, *(r.evaluation for r in result.players)]
+    return answer, categories
 
 
 def exposure_answer(s: Scoring) -> dict[str, Any]:
@@ -322,8 +324,8 @@ def settle_round(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
     :raises InvalidRequestError: naming every problem of the request.
     """
     s, _ = load(_SETTLEMENT, body, query, profiles)
-    answer, results = settlement_answer(s)
-    return Answer(answer, s.profile.name, Counter(str(r.category) for r in results))
+    answer, categories = settlement_answer(s)
+    return Answer(answer, s.profile.name, categories)
 
 
 def table_exposures(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
