@@ -182,7 +182,8 @@ def test_read_hands_equals_hand_by_hand_for_any_tokens(values: list[list[object]
     from service.engine.batch import Hands, read_hands
     from service.engine.cards import read_hand
 
-    values = [*values, *[["AS", "10h", "t♦", "k♣", "0c"]] * AT_ONCE_FROM]  # enough for the one-pass reader
+    good: list[object] = ["AS", "10h", "t♦", "k♣", "0c"]
+    values = [*values, *[good] * AT_ONCE_FROM]  # enough hands for the one-pass reader
     hands, problems = read_hands(values)
     each = [read_hand(h) for h in values]
     assert [list(h) for h in hands] == [codes for codes, _ in each]
