@@ -23,6 +23,7 @@ Plain Python over :mod:`hashlib` and :mod:`hmac`: cards are the engine's codes
 
 RULES.md section 8's worked deal:
 
+>>> from service.engine.cards import CARDS
 >>> seed = bytes(range(32))
 >>> commitment(seed)
 'sha256:630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd'
@@ -42,7 +43,7 @@ import hashlib
 import hmac
 from collections.abc import Iterator
 
-from service.engine.cards import CARDS, DECK_SIZE, HAND_SIZE, MAX_DECKS, Rank, Suit
+from service.engine.cards import DECK_SIZE, HAND_SIZE, MAX_DECKS, Rank, Suit
 
 __all__ = [
     "ALGORITHM",
@@ -139,6 +140,7 @@ def starting_order(decks: int) -> list[int]:
     :param decks: decks in play, 1..8.
     :return: ``52 × decks`` card codes.
 
+    >>> from service.engine.cards import CARDS
     >>> [str(CARDS[c]) for c in starting_order(1)[:3] + starting_order(1)[-2:]]
     ['AS', '2S', '3S', 'QC', 'KC']
     >>> len(starting_order(2))

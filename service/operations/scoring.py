@@ -119,12 +119,15 @@ class Answer(NamedTuple):
     :param categories: the number of hands evaluated, by category.
     :param evaluations: the evaluations themselves, where the operation was asked for them
         (the ``gnau`` command shows each card's part from their formations' positions).
+    :param rules: the effective rules, where the answer can carry a receipt (RULES.md 9.2:
+        its ``rules_sha256``).
     """
 
     body: dict[str, Any]
     profile: str
     categories: Mapping[str, int] = MappingProxyType({})
     evaluations: Sequence[Evaluation] = ()
+    rules: Rules | None = None
 
 
 def check_query(query: Query, takes: frozenset[str]) -> list[ErrorItem]:
@@ -288,9 +291,9 @@ def evaluate_hand(body: Any, query: Query, profiles: ProfileRegistry, *, with_ev
         [full] = evaluate_codes([s.data["hand"]], s.rules)
         data = evaluation_dict(full)
         return Answer(s.context | (data if fields is None else select(data, fields)), s.profile.name,
-                      {full.category: 1}, [full])
+                      {full.category: 1}, [full], s.rules)
     [evaluation], [category] = evaluate_batch([s.data["hand"]], s.rules, fields)
-    return Answer(s.context | evaluation, s.profile.name, {category: 1})
+    return Answer(s.context | evaluation, s.profile.name, {category: 1}, rules=s.rules)
 
 
 def evaluate_hands(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
@@ -315,7 +318,7 @@ def rank_hands(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
     if fields is not None:
         for item in answer["ranking"]:
             item["evaluation"] = select(item["evaluation"], fields)
-    return Answer(answer, s.profile.name, Counter(e.category for e in evaluations))
+    return Answer(answer, s.profile.name, Counter(e.category for e in evaluations), rules=s.rules)
 
 
 def settle_round(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
@@ -325,7 +328,7 @@ def settle_round(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
     """
     s, _ = load(_SETTLEMENT, body, query, profiles)
     answer, evaluations = settlement_answer(s)
-    return Answer(answer, s.profile.name, Counter(e.category for e in evaluations))
+    return Answer(answer, s.profile.name, Counter(e.category for e in evaluations), rules=s.rules)
 
 
 def table_exposures(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:

@@ -69,7 +69,8 @@ def test_starting_order_and_round_robin() -> None:
 
 def test_more_decks_and_the_most_hands() -> None:
     hands = deal(SEED, CLIENT, 7, decks=8, hands=max_hands(8))
-    assert len(hands) == 83 and all(len(h) == 5 for h in hands)
+    assert len(hands) == 83
+    assert all(len(h) == 5 for h in hands)
     counts = Counter(c for h in hands for c in h)
     assert max(counts.values()) <= 8
     one_deck = deal(SEED, CLIENT, 7, decks=1, hands=10)
