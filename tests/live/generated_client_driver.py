@@ -40,7 +40,7 @@ def verify_receipt(jwks: dict[str, Any], request: Any, answer: dict[str, Any]) -
     def sha(value: Any) -> str:
         return "sha256:" + hashlib.sha256(rfc8785.dumps(value)).hexdigest()
 
-    keys = KeySet.import_key_set(jwks)
+    keys = KeySet.import_key_set(jwks)  # type: ignore[arg-type, unused-ignore]
     payload = json.loads(jws.deserialize_compact(answer["receipt"], keys, algorithms=["Ed25519"]).payload)
     unsigned = {k: v for k, v in answer.items() if k != "receipt"}
     digest = unsigned["rules_digest"]
