@@ -24,7 +24,12 @@ address, ``GNAU_DRAIN_SECONDS=0`` for a quick stop and, for the echo floor,
 * **settlement**: a dealer + 10 players (two decks) against a single evaluation, same 2
   workers and 16 connections, rounds alternating (goal ≥ 0.6x, issue 23);
 * **ranking**: 1,000-hand rankings against 1,000-hand batches, in hands/s, same 2 workers
-  and 2 connections, rounds alternating (goal ≥ 0.8x, issue 23).
+  and 2 connections, rounds alternating (goal ≥ 0.8x, issue 23);
+* **trust** (issue 26; ``--only trust`` runs these rows alone): on a server signing with a
+  throwaway key, ``POST /v1/deals`` (one deck, 10 hands) against the echo floor, same
+  workers, connections and tool, runs alternating (goal ≥ 0.8× the echo), and the 10-player
+  settlement with ``receipt=true`` against the same settlement without it, 4 connections
+  each, alternating (goal ≥ 0.5× the plain settlement).
 
 The load tool is wrk (Debian package ``wrk``; installed with apt-get when missing and
 allowed). Without wrk a small Python client (threads, keep-alive ``http.client``) stands in
@@ -49,6 +54,7 @@ from typing import Any
 from bench.common import Row, markdown_table, median, rate
 from bench.harness import Server, pss_mib, running
 from bench.load import BALANCE_GOAL, Driver, Load, calibrate, check, ensure_wrk, log, paced
+from service.receipts import make_development_key
 
 __all__ = ["SINGLE_BODY", "gunicorn", "run"]
 
@@ -58,6 +64,9 @@ SINGLE_BODY = json.dumps({"hand": HAND}).encode()
 #: The service's request and the echo floor's: ``(path, body)``.
 EVALUATION = ("/v1/evaluations", SINGLE_BODY)
 ECHO = ("/echo", SINGLE_BODY)
+#: A deal of one deck and ten hands (RULES.md 9.1).
+DEAL = ("/v1/deals", json.dumps({"server_seed": "5eed" * 16, "client_seed": "bench-player", "nonce": 123_456,
+                                 "hands": 10}).encode())
 CARD_TEXTS = [r + s for r in ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
               for s in ["D", "C", "H", "S"]]
 
@@ -278,6 +287,46 @@ def _service_rows(driver: Driver, workdir: Path, rounds: int, seconds: float,
     return rows, balance, workers
 
 
+def _trust_rows(driver: Driver, workdir: Path, rounds: int, seconds: float, connections: int) -> list[Row]:
+    """Deals against the echo floor, and a settlement with a receipt against one without."""
+    log("deals and receipts")
+    key = workdir / "receipt-key.pem"
+    make_development_key(key)  # a throwaway key: the signing cost is the same for any Ed25519 key
+    settle = ("/v1/settlements", settlement_body())
+    signed = ("/v1/settlements?receipt=true", settle[1])
+    with gunicorn("trust", DEAL, workdir, GNAU_RECEIPT_KEY_FILE=str(key)) as app, \
+            gunicorn("trust-echo", ECHO, workdir, GNAU_WSGI_APP="bench.echo_app:app") as echo:
+        if len(_verify(app, *DEAL, "hands")["hands"]) != 10:
+            raise SystemExit("the deal does not hold 10 hands")
+        _verify(app, *signed, "receipt")
+        for server, (path, body), conn in ((echo, ECHO, connections), (app, DEAL, connections), (app, settle, 4),
+                                           (app, signed, 4)):
+            check(driver.run(server, path, body, 1, conn), server.name)
+        echo_rps, deal_rps, plain_rps, signed_rps = [], [], [], []
+        for i in range(rounds):
+            echo_rps.append(check(driver.run(echo, *ECHO, seconds, connections), "echo").rps)
+            deal_rps.append(check(driver.run(app, *DEAL, seconds, connections), "deal").rps)
+            plain_rps.append(check(driver.run(app, *settle, seconds, 4), "settlement").rps)
+            signed_rps.append(check(driver.run(app, *signed, seconds, 4), "settlement with receipt").rps)
+            log(f"round {i + 1}/{rounds}: echo {echo_rps[-1]:,.0f}/s, deal {deal_rps[-1]:,.0f}/s, settlement "
+                f"{plain_rps[-1]:,.0f}/s, with receipt {signed_rps[-1]:,.0f}/s")
+        workers = app.workers
+    echo_max, deal_max = median(echo_rps), median(deal_rps)
+    plain_max, signed_max = median(plain_rps), median(signed_rps)
+    deal_ratio, receipt_ratio = deal_max / echo_max, signed_max / plain_max
+    conditions = f"{workers} gevent workers, {driver.tool}, median of {rounds} x {seconds:g} s, runs alternating"
+    return [
+        Row("HTTP", f"echo floor again, beside the deals: {conditions}, {connections} conn.",
+            rate(echo_max, 1, "requests")),
+        Row("HTTP", "`POST /v1/deals`, one deck, 10 hands, same conditions", rate(deal_max, 1, "requests")),
+        Row("HTTP", "deal ratio: deals / echo", f"{deal_ratio:.2f}", "≥ 0.8", deal_ratio >= 0.8),
+        Row("HTTP", f"`POST /v1/settlements?receipt=true`, dealer + 10 players (2 decks), 4 conn., {conditions}",
+            f"{rate(signed_max, 1, 'requests')} (without: {rate(plain_max, 1, 'requests')})"),
+        Row("HTTP", "receipt ratio: settlements with a receipt / without", f"{receipt_ratio:.2f}", "≥ 0.5",
+            receipt_ratio >= 0.5),
+    ]
+
+
 def _batch_rows(driver: Driver, workdir: Path, seconds: float) -> list[Row]:
     """10,000-hand batches, whole and sparse, one at a time through one worker."""
     log("batch through one worker")
@@ -320,14 +369,21 @@ def _balance_rows(driver: Driver, balance: list[tuple[int, float]], workers: int
     return rows
 
 
-def run(rounds: int = 5, seconds: float = 3.0, connections: int = 16) -> list[Row]:
-    """Run the HTTP benchmark and return its rows."""
+#: What ``--only`` may select: every row, or the deal and receipt rows alone.
+SUBSETS = ("all", "trust")
+
+
+def run(rounds: int = 5, seconds: float = 3.0, connections: int = 16, only: str = "all") -> list[Row]:
+    """Run the HTTP benchmark and return its rows (``only="trust"``: the deal and receipt rows)."""
     wrk = ensure_wrk()
     with tempfile.TemporaryDirectory(prefix="gnau-bench-") as tmp:
         workdir = Path(tmp)
         driver = Driver(wrk, workdir)
+        if only == "trust":
+            return _trust_rows(driver, workdir, rounds, seconds, connections)
         rows, balance, workers = _service_rows(driver, workdir, rounds, seconds, connections)
         rows += _batch_rows(driver, workdir, seconds)
+        rows += _trust_rows(driver, workdir, rounds, seconds, connections)
         log("memory after the built-in analyses")
         rows.append(analysis_memory(workdir))
         rows += _balance_rows(driver, balance, workers)
@@ -340,8 +396,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="alternating max-load rounds (default %(default)s)")
     parser.add_argument("--seconds", type=float, default=3.0, help="length of a run (default %(default)s)")
     parser.add_argument("--connections", type=int, default=16, help="wrk connections (default %(default)s)")
+    parser.add_argument("--only", choices=SUBSETS, default="all",
+                        help="trust: only the deal and receipt rows (default %(default)s)")
     args = parser.parse_args()
-    print(markdown_table(run(args.rounds, args.seconds, args.connections)))
+    print(markdown_table(run(args.rounds, args.seconds, args.connections, args.only)))
 
 
 if __name__ == "__main__":

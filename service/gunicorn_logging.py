@@ -2,7 +2,9 @@
 
 The access line carries the request id the service echoed in ``X-Request-ID`` and the
 ``pid`` of the worker that served it; every line has the fields of
-:func:`service.logs.json_formatter`.
+:func:`service.logs.json_formatter`. On the deal paths (:data:`SECRET_PATHS`) the query
+string is not logged: a seed belongs in the body, and one put in the query by mistake must
+not reach the log (RULES.md 9.1).
 """
 
 from __future__ import annotations
@@ -15,7 +17,12 @@ from gunicorn.glogging import Logger
 
 from service.logs import json_formatter
 
-__all__ = ["JsonLogger"]
+__all__ = ["REDACTED", "SECRET_PATHS", "JsonLogger"]
+
+#: Paths whose query string the access log leaves out (the deals take no query parameter).
+SECRET_PATHS = ("/v1/deals",)
+#: What the access log writes instead of such a query string.
+REDACTED = "(not logged on this path)"
 
 
 class JsonLogger(Logger):  # type: ignore[misc]
@@ -33,11 +40,14 @@ class JsonLogger(Logger):  # type: ignore[misc]
             return
         headers = {k.lower(): v for k, v in (resp.headers or [])}
         status = resp.status.split(None, 1)[0] if isinstance(resp.status, str) else str(resp.status)
+        path, query = environ.get("PATH_INFO"), environ.get("QUERY_STRING") or None
+        if query is not None and isinstance(path, str) and path.startswith(SECRET_PATHS):
+            query = REDACTED
         self.access_log.log(logging.INFO, "request", extra={
             "remote_addr": environ.get("REMOTE_ADDR", "-"),
             "method": environ.get("REQUEST_METHOD"),
-            "path": environ.get("PATH_INFO"),
-            "query": environ.get("QUERY_STRING") or None,
+            "path": path,
+            "query": query,
             "status": int(status) if status.isdigit() else status,
             "bytes": getattr(resp, "sent", None),
             "duration_ms": round(request_time.total_seconds() * 1000, 3),

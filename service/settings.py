@@ -16,7 +16,11 @@ service.settings.SettingsError: GNAU_ANALYSIS_BUDGET_SECONDS must be a number fr
 >>> from_environ({"GNAU_WORKER": "4"})
 Traceback (most recent call last):
     ...
-service.settings.SettingsError: GNAU_WORKER is not a setting of this service; known: GNAU_ANALYSIS_BUDGET_SECONDS, GNAU_ANALYSIS_POOL_SECONDS, GNAU_BIND, GNAU_BODY_TIMEOUT, GNAU_CORS_ORIGINS, GNAU_DRAIN_SECONDS, GNAU_GRACEFUL_TIMEOUT, GNAU_GUNICORN_CONFIG, GNAU_KEEPALIVE, GNAU_LOG_LEVEL, GNAU_TIMEOUT, GNAU_WORKERS, GNAU_WORKER_CONNECTIONS, GNAU_WSGI_APP
+service.settings.SettingsError: GNAU_WORKER is not a setting of this service; known: GNAU_ANALYSIS_BUDGET_SECONDS, GNAU_ANALYSIS_POOL_SECONDS, GNAU_BIND, GNAU_BODY_TIMEOUT, GNAU_CORS_ORIGINS, GNAU_DRAIN_SECONDS, GNAU_GRACEFUL_TIMEOUT, GNAU_GUNICORN_CONFIG, GNAU_KEEPALIVE, GNAU_LOG_LEVEL, GNAU_RECEIPT_KEY_FILE, GNAU_RECEIPT_PUBLIC_KEYS, GNAU_TIMEOUT, GNAU_WORKERS, GNAU_WORKER_CONNECTIONS, GNAU_WSGI_APP
+>>> from_environ({"GNAU_RECEIPT_KEY_FILE": "/nonexistent/key.pem"})
+Traceback (most recent call last):
+    ...
+service.settings.SettingsError: GNAU_RECEIPT_KEY_FILE: /nonexistent/key.pem: cannot read: No such file or directory
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from service.engine.text import clip, echo
+from service.receipts import ReceiptKeyError, load_keys
 
 __all__ = ["CORS_ENV", "LOG_LEVELS", "VARIABLES", "CorsConfigError", "Settings", "SettingsError", "from_environ",
            "parse_origins"]
@@ -46,6 +51,8 @@ VARIABLES = (
     "GNAU_GUNICORN_CONFIG",
     "GNAU_KEEPALIVE",
     "GNAU_LOG_LEVEL",
+    "GNAU_RECEIPT_KEY_FILE",
+    "GNAU_RECEIPT_PUBLIC_KEYS",
     "GNAU_TIMEOUT",
     "GNAU_WORKERS",
     "GNAU_WORKER_CONNECTIONS",
@@ -131,6 +138,8 @@ class Settings:
     gunicorn_config: str | None = None
     profiles_file: str | None = None
     cors_origins: tuple[str, ...] = ()
+    receipt_key_file: str | None = None
+    receipt_public_keys: str | None = None
 
 
 def _integer(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
@@ -186,6 +195,12 @@ def from_environ(env: Mapping[str, str] | None = None) -> Settings:
         origins = tuple(parse_origins(env.get(CORS_ENV)))
     except CorsConfigError as exc:
         raise SettingsError(str(exc)) from None
+    key_file = env.get("GNAU_RECEIPT_KEY_FILE") or None
+    public_keys = env.get("GNAU_RECEIPT_PUBLIC_KEYS") or None
+    try:
+        load_keys(key_file, public_keys)  # read again by the app (service.http.app); checked here
+    except ReceiptKeyError as exc:
+        raise SettingsError(str(exc)) from None
     return Settings(
         bind=bind,
         workers=_integer(env, "GNAU_WORKERS", Settings.workers, 1, 64),
@@ -203,4 +218,6 @@ def from_environ(env: Mapping[str, str] | None = None) -> Settings:
         gunicorn_config=env.get("GNAU_GUNICORN_CONFIG") or None,
         profiles_file=profiles,
         cors_origins=origins,
+        receipt_key_file=key_file,
+        receipt_public_keys=public_keys,
     )

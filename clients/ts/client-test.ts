@@ -4,9 +4,15 @@
 // it with node against a live gunicorn:  node clients/ts/build/client-test.js BASE_URL
 // Every check asserts a real value the service must give (RULES.md section 8 examples); the
 // last line printed is a JSON summary, {"ok": true, "checks": N, "operations": [...]}.
+// Receipts (RULES.md 9.2) are verified as any client would: the signature with the `jose`
+// package against the JWK Set the service publishes, the hashes with `canonicalize` (RFC 8785)
+// and node's SHA-256; a tampered answer or request fails.
 
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 
+import canonicalize from "canonicalize";
+import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from "jose";
 import createClient from "openapi-fetch";
 
 import type { components, paths } from "./generated/gnau-scoring.js";
@@ -203,10 +209,81 @@ async function operationsEndpoints(): Promise<void> {
   same([health.response.status, health.data?.status], [200, "ok"], "a probe's query string is ignored");
 }
 
+// "sha256:" and the hex SHA-256 of the RFC 8785 canonical JSON of a value.
+function sha256(value: unknown): string {
+  const text = canonicalize(value);
+  assert.ok(text !== undefined, "canonical JSON");
+  return `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
+}
+
+function base64url(text: string): string {
+  return Buffer.from(text, "utf8").toString("base64url");
+}
+
+async function receipts(): Promise<void> {
+  operations.add("getReceiptKeys");
+  const keys = await client.GET("/.well-known/jwks.json");
+  same(keys.response.status, 200, "the JWK Set");
+  assert.ok(keys.data);
+  same(keys.data.keys.map((k) => [k.kty, k.crv, k.alg, k.use]), [["OKP", "Ed25519", "Ed25519", "sig"]], "one Ed25519 key");
+  check(keys.data.keys.every((k) => !("d" in k)), "no private part");
+  const jwks = createLocalJWKSet(keys.data as unknown as JSONWebKeySet);
+
+  const body = {
+    dealer: { hand: ["3S", "6H", "8D", "4C", "8H"] as Card[] },
+    players: [{ id: "seat-1", hand: ["10H", "9S", "8S", "4D", "4H"] as Card[], stake: 250 },
+              { id: "seat-2", hand: ["JS", "QH", "KD", "JC", "QD"] as Card[], stake: 100 }],
+  };
+  const signed = await client.POST("/v1/settlements", { params: { query: { receipt: "true" } }, body });
+  same(signed.response.status, 200, "a settlement with a receipt");
+  assert.ok(signed.data?.receipt);
+  const { receipt, ...answer } = signed.data;
+  const { payload, protectedHeader } = await compactVerify(receipt, jwks, { algorithms: ["Ed25519"] });
+  same([protectedHeader.alg, protectedHeader.kid], ["Ed25519", keys.data.keys[0]?.kid], "the header names the key");
+  const claims = JSON.parse(new TextDecoder().decode(payload)) as Record<string, string>;
+  same(claims["operation"], "settleRound", "the operation");
+  same(claims["profile"], "standard", "the profile");
+  same(claims["request_sha256"], sha256(body), "the request is the one signed");
+  same(claims["response_sha256"], sha256(answer), "the answer is the one signed");
+  check(claims["rules_sha256"]?.startsWith(answer.rules_digest) ?? false, "rules_sha256 extends rules_digest");
+  check(claims["response_sha256"] !== sha256({ ...answer, house: answer.house + 1 }), "a tampered answer fails");
+  check(claims["request_sha256"] !== sha256({ ...body, decks: 2 }), "a tampered request fails");
+  // A payload rewritten to match the tampered answer no longer verifies.
+  const [header, , signature] = receipt.split(".");
+  const forged = [header, base64url(canonicalize({ ...claims, response_sha256: sha256({ ...answer, house: 1 }) }) ?? ""),
+                  signature].join(".");
+  await assert.rejects(compactVerify(forged, jwks, { algorithms: ["Ed25519"] }), "a forged receipt is refused");
+  checks += 1;
+
+  const plain = await client.POST("/v1/settlements", { body });
+  same(plain.data, answer, "without receipt=true: the same answer, no receipt");
+  const bad = await client.POST("/v1/settlements", { params: { query: { receipt: "yes" as "true" } }, body });
+  same(bad.error?.errors?.[0]?.parameter, "receipt", "receipt takes true or false");
+}
+
+async function deals(): Promise<void> {
+  operations.add("dealHands");
+  operations.add("verifyDeal");
+  const seeds = { server_seed: "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f", client_seed: "player-1" };
+  const dealt = await client.POST("/v1/deals", { body: { ...seeds, nonce: 0, hands: 4 } });
+  same(dealt.data?.commitment, "sha256:630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd",
+       "section 8's commitment");
+  same(dealt.data?.hands.map((h) => h.join(" ")),
+       ["9D 7H 5S 6C 10D", "4S 10H 10S 10C AS", "KS 6D 8C QC 4H", "4C 7S 4D 2D 5H"], "section 8's hands");
+  const verified = await client.POST("/v1/deals/verify", {
+    body: { ...seeds, nonce: 0, commitment: dealt.data?.commitment ?? "", hands: [dealt.data?.hands[0] ?? null, null, null, null] },
+  });
+  same([verified.data?.hands_match, verified.data?.match], [[true, null, null, null], true], "a known hand verifies");
+  const bad = await client.POST("/v1/deals", { body: { ...seeds, server_seed: "0".repeat(33), nonce: 0, hands: 4 } });
+  same(bad.error?.errors?.[0]?.pointer, "/server_seed", "an odd-length seed");
+}
+
 await evaluations();
 await batch();
 await ranking();
 await settlement();
 await profiles();
 await operationsEndpoints();
+await receipts();
+await deals();
 console.log(JSON.stringify({ ok: true, checks, operations: [...operations].sort() }));

@@ -38,7 +38,7 @@ from service.cli.tables import (
 from service.errors import ErrorItem, InvalidRequestError
 from service.profiles import ProfileRegistry, ProfilesFileError, UnknownProfileError, load_registry
 
-__all__ = ["answer", "cli", "find_gunicorn_config", "main", "registry"]
+__all__ = ["answer", "cli", "find_gunicorn_config", "main", "one_line", "registry"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -54,7 +54,8 @@ def registry() -> ProfileRegistry:
         raise InputError(f"PROFILES_FILE: {exc}") from None
 
 
-def _one_line(errors: list[ErrorItem]) -> str:
+def one_line(errors: list[ErrorItem]) -> str:
+    """Every problem of a request on one line: ``/hand/1: ...; --profile: ...``."""
     return "; ".join(f"{e['pointer'] or '(body)'}: {e['detail']}" if "pointer" in e
                      else f"--{e['parameter']}: {e['detail']}" for e in errors)
 
@@ -68,7 +69,7 @@ def run(operation: Callable[[Any, operations.Query, ProfileRegistry], Any], body
     try:
         return operation(body, {"profile": [profile]}, registry())
     except InvalidRequestError as exc:
-        raise InputError(_one_line(exc.errors)) from None
+        raise InputError(one_line(exc.errors)) from None
 
 
 def answer(operation: Callable[[Any, operations.Query, ProfileRegistry], Any], body: dict[str, Any],

@@ -8,6 +8,7 @@ Modules, one concept deep, dependencies running one way:
 table can lose before the deal). The analyses: ``walk`` (every card multiset, for rules
 that use suits) → ``odds`` (five known cards) → ``distribution``, ``house_edge``,
 ``partial`` (fewer known cards) → ``cost`` (what an analysis costs now, ``prepare``).
+Apart: ``deal`` (deals from seeds, ``gnau-deal-v1``, RULES.md 9.1; over ``cards`` only).
 Every cache is a section of one locked object, ``cache.CACHE``.
 
 >>> from service.engine import PROFILES, evaluate, parse_hand

@@ -257,14 +257,34 @@ class Rules:
         """
         return self._digest
 
+    def sha256(self) -> str:
+        """The whole digest of which :meth:`digest` shows the first 16 hex digits:
+        ``sha256:`` and 64 lower-case hex digits (a receipt's ``rules_sha256``, RULES.md 9.2).
+
+        The digested data is :meth:`as_dict` without the knobs added after the first
+        release that hold their default (:attr:`Knob.always_digested` false), written as
+        RFC 8785 canonical JSON: members sorted, no whitespace; every knob name and value
+        is ASCII and every number an integer, so that is ``json.dumps(data, sort_keys=True,
+        separators=(",", ":"))`` (docs/deals-and-receipts.md states it as normative).
+
+        >>> full = Rules().sha256()
+        >>> len(full), full.startswith(Rules().digest())
+        (71, True)
+        """
+        return self._sha256
+
     @cached_property
-    def _digest(self) -> str:
+    def _sha256(self) -> str:
         data = self.as_dict()
         for name, knob in RULE_KNOBS.items():
             if not knob.always_digested and data[name] == _DEFAULTS[name]:
                 del data[name]
         text = json.dumps(data, sort_keys=True, separators=(",", ":"))
-        return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
+        return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+    @cached_property
+    def _digest(self) -> str:
+        return self._sha256[:len("sha256:") + 16]
 
 
 #: Every knob's declaration by name, in the order of the :class:`Rules` fields.

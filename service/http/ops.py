@@ -15,7 +15,7 @@ from service.http.problems import ProblemError, validation_problem
 from service.http.runtime import runtime
 from service.profiles import openapi_with_profiles
 
-__all__ = ["QUERY_IGNORED", "READ_PARAMETERS", "ops", "reject_query_on_reads"]
+__all__ = ["OPENAPI_FILE", "QUERY_IGNORED", "READ_PARAMETERS", "ops", "reject_query_on_reads"]
 
 ops = Blueprint("ops", __name__)
 

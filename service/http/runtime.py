@@ -2,7 +2,7 @@
 gunicorn.conf.py: a :class:`Runtime` under ``app.extensions["gnau"]`` (:data:`RUNTIME_KEY`).
 
 It holds the profiles, the server's state (ready, draining), the analysis budget, the
-metrics hook, the CORS origins and the served contract, built once per app, so nothing is
+metrics hook, the CORS origins, the served contract and the receipt keys, built once per app, so nothing is
 carried in string-keyed entries that no import shows.
 """
 
@@ -16,6 +16,7 @@ from flask import Flask, current_app
 from service.http.budget import AnalysisBudget
 from service.http.observability import observe_categories
 from service.profiles import ProfileRegistry
+from service.receipts import ReceiptKeys
 from service.settings import Settings
 
 __all__ = ["RUNTIME_KEY", "Runtime", "ServerState", "runtime"]
@@ -46,6 +47,9 @@ class Runtime:
     :param observe: counts evaluated hands: ``observe(profile name, {category: hands})``.
     :param cors_origins: the origins allowed by CORS (empty: CORS is off).
     :param openapi: the contract as served (with the operator's profiles), built on first use.
+    :param receipts: the receipt keys (:mod:`service.receipts`), loaded before the fork.
+    :param receipt_operations: the operationId of each route that signs on request, by
+        ``(route template, method)`` (:mod:`service.http.receipts`).
     """
 
     profiles: ProfileRegistry = field(default_factory=ProfileRegistry)
@@ -54,6 +58,8 @@ class Runtime:
     observe: Callable[[str, Mapping[str, int]], None] = observe_categories
     cors_origins: list[str] = field(default_factory=list)
     openapi: bytes | None = None
+    receipts: ReceiptKeys = field(default_factory=ReceiptKeys)
+    receipt_operations: Mapping[tuple[str, str], str] = field(default_factory=dict)
 
     def install(self, app: Flask) -> Runtime:
         """Make this the runtime of ``app``; return it."""

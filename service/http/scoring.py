@@ -14,9 +14,11 @@ from flask import Blueprint, Response
 from service import operations
 from service.http import gc_pause
 from service.http.json_body import json_response, query, read_json
+from service.http.receipts import answer_with_receipt
 from service.http.runtime import runtime
 from service.operations import Answer, Query
 from service.profiles import ProfileRegistry
+from service.receipts import RECEIPT_PARAMETER
 
 __all__ = ["scoring"]
 
@@ -24,9 +26,15 @@ scoring = Blueprint("scoring", __name__, url_prefix="/v1")
 
 
 def _answer(operation: Callable[[Any, Query, ProfileRegistry], Answer]) -> Response:
-    """Call ``operation`` with the request's body, query and the profiles; count its hands."""
+    """Call ``operation`` with the request's body, query and the profiles; count its hands.
+    A query naming ``receipt`` goes through :func:`~service.http.receipts.answer_with_receipt`."""
     rt = runtime()
-    answer = operation(read_json(), query(), rt.profiles)
+    params = query()
+    if RECEIPT_PARAMETER in params:
+        answer, response = answer_with_receipt(operation, params, rt)
+        rt.observe(answer.profile, answer.categories)
+        return response
+    answer = operation(read_json(), params, rt.profiles)
     rt.observe(answer.profile, answer.categories)
     return json_response(answer.body)
 

@@ -121,12 +121,15 @@ class Answer(NamedTuple):
     :param categories: the number of hands evaluated, by category.
     :param evaluations: the evaluations themselves, where the operation was asked for them
         (the ``gnau`` command shows each card's part from their formations' positions).
+    :param rules: the effective rules, where the answer can carry a receipt (RULES.md 9.2:
+        its ``rules_sha256``).
     """
 
     body: dict[str, Any]
     profile: str
     categories: Mapping[str, int] = MappingProxyType({})
     evaluations: Sequence[Evaluation] = ()
+    rules: Rules | None = None
 
 
 def check_query(query: Query, takes: frozenset[str]) -> list[ErrorItem]:
@@ -288,7 +291,8 @@ def evaluate_hand(body: Any, query: Query, profiles: ProfileRegistry, *, with_ev
     s, fields = load(_EVALUATION, body, query, profiles, with_fields=True)
     [row] = resolved([s.data["hand"]], s.rules).rows()
     evaluations = [HandResult(*row).evaluation()] if with_evaluation else []
-    return Answer(s.context | evaluation_data(row, fields), s.profile.name, {row[1].category.value: 1}, evaluations)
+    return Answer(s.context | evaluation_data(row, fields), s.profile.name, {row[1].category.value: 1}, evaluations,
+                  s.rules)
 
 
 def evaluate_hands(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
@@ -315,7 +319,7 @@ def rank_hands(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
     """
     s, fields = load(_RANKING, body, query, profiles, with_fields=True)
     answer, categories = ranking_answer(s, fields)
-    return Answer(answer, s.profile.name, categories)
+    return Answer(answer, s.profile.name, categories, rules=s.rules)
 
 
 def settle_round(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
@@ -325,7 +329,7 @@ def settle_round(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
     """
     s, _ = load(_SETTLEMENT, body, query, profiles)
     answer, categories = settlement_answer(s)
-    return Answer(answer, s.profile.name, categories)
+    return Answer(answer, s.profile.name, categories, rules=s.rules)
 
 
 def table_exposures(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:

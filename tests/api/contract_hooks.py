@@ -17,7 +17,10 @@ openapi.yaml that a schema cannot express (RULES.md sections 1, 6 and 7):
 - the house edge of a double bet with a commission is not computed under rules with both a
   suited bonus and ``high_card`` ties (a documented 400): such cases ask for the equal bet;
 - dealer odds are not computed under a dealer commission (a documented 400): such cases
-  ask without one.
+  ask without one;
+- deals (``/v1/deals``, ``/v1/deals/verify``): no more hands than the decks deal
+  (``floor(52 × decks / 5)``), and no trailing newline after a seed or a commitment (their
+  patterns are ``$``-anchored).
 
 Negative (invalid) cases are left alone, except that no generated query may push the
 request line over gunicorn's 4,094 bytes (a 414 before the app, see ``filter_query``). The file needs only schemathesis: it does not
@@ -83,6 +86,18 @@ def _repair_table(body: dict[str, Any], decks: int) -> None:
             p["stake"] = min(cap, _MAX_STAKE)
 
 
+def _repair_deal(body: dict[str, Any], decks: int) -> None:
+    """At most as many hands as the decks deal; no newline after a `$`-anchored value."""
+    for name in ("server_seed", "commitment"):
+        if isinstance(body.get(name), str):
+            body[name] = body[name].rstrip("\n")
+    most = 52 * decks // 5
+    if isinstance(body.get("hands"), int) and not isinstance(body["hands"], bool):
+        body["hands"] = min(body["hands"], most)
+    elif isinstance(body.get("hands"), list):
+        del body["hands"][most:]
+
+
 #: gunicorn answers a request line over 4,094 bytes itself, 414 before the app (README,
 #: "Errors"); schemathesis does not count a 414 as a rejection, so generated queries stay
 #: well under it (the limit is the server's framing, tested in tests/live/test_limits.py).
@@ -108,6 +123,9 @@ def map_case(context: Any, case: Any) -> Any:
         case.query["fields"] = case.query["fields"].rstrip("\n")
     body = case.body
     decks = body.get("decks", 1) if isinstance(body.get("decks", 1), int) else 1
+    if case.path in ("/v1/deals", "/v1/deals/verify"):
+        _repair_deal(body, decks)
+        return case
     rules = body.get("rules")
     if isinstance(rules, dict) and isinstance(rules.get("ranking"), list) and "no_ox" in rules["ranking"]:
         rules["ranking"] = [c for c in rules["ranking"] if c != "no_ox"] + ["no_ox"]

@@ -275,7 +275,7 @@ def test_operator_profiles_come_from_profiles_file(capsys: pytest.CaptureFixture
     (["settle", "--dealer", "AS KH 10D 3C 6S", "--player", "9:2S 3S 4S 5S 7S", "--rules",
       '{"commission_bps": 10001}'], "gnau: /rules/commission_bps: must be an integer from 0 to 10000"),
     (["profiles", "vegas"], "gnau: unknown profile 'vegas'"),
-    (["deal"], "gnau: No such command 'deal'"),
+    (["shuffle"], "gnau: No such command 'shuffle'"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
     status, out, err = gnau(capsys, *args)

@@ -21,7 +21,9 @@ from tests import ROOT
 from tests.api import contract_hooks
 
 SPEC = ROOT / "openapi.yaml"
-APP = create_app({"TESTING": True, "PROFILES_FILE": None})
+#: With the committed test-only receipt key, so that ``receipt=true`` answers are signed and checked.
+TEST_RECEIPT_KEY = ROOT / "tests" / "keys" / "receipt-test-key.pem"
+APP = create_app({"TESTING": True, "PROFILES_FILE": None, "RECEIPT_KEY_FILE": str(TEST_RECEIPT_KEY)})
 schema = schemathesis.openapi.from_wsgi("/openapi.yaml", APP)
 
 
@@ -87,7 +89,7 @@ def test_schemathesis_covers_every_operation_including_the_document() -> None:
     labels = sorted(result.ok().label for result in results if isinstance(result, Ok))
     assert "GET /openapi.yaml" in labels
     assert labels == sorted(f"{method} {path}" for path, method in _spec_operations())
-    assert len(labels) == 19  # 18, and POST /v1/exposures (issue 13)
+    assert len(labels) == 22  # 18, POST /v1/exposures (issue 13), the two deals and the JWK Set (issue 26)
 
 
 def test_pytest_and_the_cli_share_one_hooks_file() -> None:

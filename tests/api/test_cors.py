@@ -70,6 +70,8 @@ def test_answers_and_problems_carry_the_allowed_origin(cors_app: Flask) -> None:
     assert bad.headers["Access-Control-Allow-Origin"] == GAME  # the page can read the problem
     doc = client.get("/openapi.yaml", headers={"Origin": "http://localhost:3000"})
     assert doc.headers["Access-Control-Allow-Origin"] == "http://localhost:3000"
+    keys = client.get("/.well-known/jwks.json", headers={"Origin": GAME})  # a page verifies receipts
+    assert keys.headers["Access-Control-Allow-Origin"] == GAME
 
 
 def test_other_origins_and_paths_get_no_cors_header(cors_app: Flask) -> None:

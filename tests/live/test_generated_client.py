@@ -27,6 +27,9 @@ import yaml
 from bench.harness import ROOT
 from tests.live.helpers import live_server
 
+#: The committed test-only receipt key: the live server signs receipts with it.
+TEST_RECEIPT_KEY = ROOT / "tests" / "keys" / "receipt-test-key.pem"
+
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("generated-client")]
 
 VENV_BIN = Path(sys.executable).parent
@@ -79,7 +82,7 @@ def client_python(generated: tuple[Path, str], tmp_path_factory: pytest.TempPath
 def seen(client_python: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
     """What the generated client saw of every operation of a live server."""
     work = tmp_path_factory.mktemp("drive")
-    with live_server(work / "gunicorn") as base:
+    with live_server(work / "gunicorn", env={"GNAU_RECEIPT_KEY_FILE": str(TEST_RECEIPT_KEY)}) as base:
         _run([str(client_python), str(Path(__file__).with_name("generated_client_driver.py")), base,
               str(work / "seen.json")], cwd=work)
     data: dict[str, list[dict[str, Any]]] = json.loads((work / "seen.json").read_text(encoding="utf-8"))
@@ -103,8 +106,31 @@ def test_every_operation_is_driven(seen: dict[str, list[dict[str, Any]]]) -> Non
     assert not unknown, f"the driver calls operations the spec no longer has: {unknown}"
 
 
+def test_deals_and_receipts(seen: dict[str, list[dict[str, Any]]]) -> None:
+    """Section 8's deal, its verification, a bad seed unquoted, and receipts verified by the
+    client with joserfc from the JWK Set (a tampered answer or request fails)."""
+    deal, bad = seen["dealHands"]
+    assert (deal["status"], deal["model"]) == (200, "DealResponse")
+    assert deal["body"]["commitment"] == "sha256:630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"
+    assert deal["body"]["hands"][0] == ["JC", "9D", "8D", "JS", "4S"]
+    assert (bad["status"], bad["model"]) == (400, "Problem")
+    assert {e["pointer"] for e in bad["body"]["errors"]} == {"/server_seed", "/hands"}
+    assert "000102030405060708090a0b0c0d0e0f" not in json.dumps(bad["body"])
+    (verified,) = seen["verifyDeal"]
+    assert verified["body"]["hands_match"] == [True, None, None, True]
+    assert verified["body"]["match"] is True
+    (keys,) = seen["getReceiptKeys"]
+    assert keys["model"] == "JwkSet"
+    assert [k["alg"] for k in keys["body"]["keys"]] == ["Ed25519"]
+    for observed, operation in ((seen["settleRound"][-1], "settleRound"), (seen["evaluateHand"][-1], "evaluateHand")):
+        assert observed["status"] == 200
+        assert observed["body"]["receipt"].count(".") == 2
+        assert observed["verified"] == {"signature": True, "request": True, "response": True, "tampered_answer": True,
+                                        "tampered_request": True, "operation": operation}
+
+
 def test_evaluations(seen: dict[str, list[dict[str, Any]]]) -> None:
-    standard, no_swap, niu_niu, bad = seen["evaluateHand"]
+    standard, no_swap, niu_niu, bad, _ = seen["evaluateHand"]
     assert standard["status"] == 200
     assert standard["model"] == "EvaluationResponse"
     assert standard["request_id"] == "generated-client-1"
@@ -141,7 +167,7 @@ def test_ranking(seen: dict[str, list[dict[str, Any]]]) -> None:
 
 
 def test_settlement(seen: dict[str, list[dict[str, Any]]]) -> None:
-    settlement, bull_bull = seen["settleRound"]
+    settlement, bull_bull, _ = seen["settleRound"]
     assert settlement["model"] == "SettlementResponse"
     body = settlement["body"]
     assert body["dealer"]["evaluation"]["label"] == "Double-Ox 8"

@@ -55,21 +55,28 @@ _JSON_TYPES = ("application/json", "application/problem+json")
 #: An operator's profiles file, for the ``operator`` app: the operator-profile tests' good file.
 OPERATOR_PROFILES = GOOD_FILE
 
+#: The committed test-only receipt key (tests/keys/), and the older public key published beside it.
+RECEIPT_KEY = HERE.parent.parent / "keys" / "receipt-test-key.pem"
+RECEIPT_OLD_KEYS = HERE.parent.parent / "keys" / "receipt-test-old-public-key.pem"
+
 #: The apps requests run in. The analysis budget is per client address and the test
 #: client's address is fixed, so ``default`` has a budget the corpus cannot spend (no 429
 #: is recorded: its Retry-After and detail depend on how long the work took); ``disabled``
-#: has a budget of 0 (403 for uncached analyses).
+#: has a budget of 0 (403 for uncached analyses). Only ``receipts`` has a receipt key (the
+#: committed test key: Ed25519 signatures are deterministic, so its receipts are recorded).
 _APP_CONFIGS: dict[str, dict[str, Any]] = {
     "default": {"ANALYSIS_BUDGET_SECONDS": 1e9, "ANALYSIS_POOL_SECONDS": 1e9},
     "disabled": {"ANALYSIS_BUDGET_SECONDS": 0},
     "operator": {"ANALYSIS_BUDGET_SECONDS": 1e9, "ANALYSIS_POOL_SECONDS": 1e9, "PROFILES_FILE": "operator"},
+    "receipts": {"RECEIPT_KEY_FILE": str(RECEIPT_KEY), "RECEIPT_PUBLIC_KEYS": str(RECEIPT_OLD_KEYS)},
 }
 
 
 @cache
 def app_named(name: str) -> Flask:
     """The app a corpus entry names (built once per process)."""
-    config: dict[str, Any] = {"TESTING": True, "PROFILES_FILE": None, "CORS_ORIGINS": ""} | _APP_CONFIGS[name]
+    config: dict[str, Any] = {"TESTING": True, "PROFILES_FILE": None, "CORS_ORIGINS": "", "RECEIPT_KEY_FILE": None,
+                              "RECEIPT_PUBLIC_KEYS": None} | _APP_CONFIGS[name]
     if config["PROFILES_FILE"] == "operator":
         path = Path(tempfile.mkdtemp(prefix="golden-")) / "profiles.yaml"
         path.write_text(OPERATOR_PROFILES)
@@ -712,6 +719,78 @@ def operation_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
     yield "operator/unknown-profile", post("/v1/evaluations?profile=house", {"hand": CURATED["no-ox"]}, app="operator")
 
 
+#: RULES.md section 8's worked deal.
+SECTION_8_SEED = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+SECTION_8_COMMITMENT = "sha256:630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"
+
+
+def deal_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """``POST /v1/deals`` and ``/v1/deals/verify`` (RULES.md 9.1), valid and invalid."""
+    seeds: dict[str, Any] = {"server_seed": SECTION_8_SEED, "client_seed": "player-1"}
+    yield "deal/section-8/nonce-0", post("/v1/deals", seeds | {"nonce": 0, "hands": 4})
+    yield "deal/section-8/nonce-1", post("/v1/deals", seeds | {"nonce": 1, "hands": 4})
+    for n in range(4):
+        seed = "".join(rng.choice("0123456789abcdefABCDEF") for _ in range(2 * rng.randint(16, 64)))
+        decks = rng.randint(1, 8)
+        body = {"server_seed": seed, "client_seed": f"player-{n}-{'é' * n}", "nonce": rng.randint(0, 2**53 - 1),
+                "decks": decks, "hands": rng.randint(2, 52 * decks // 5)}
+        yield f"deal/random/{n}", post("/v1/deals", body)
+    yield "deal/most-hands", post("/v1/deals", seeds | {"nonce": 7, "decks": 8, "hands": 83})
+    changes: list[tuple[str, dict[str, Any]]] = [("seed-odd", {"server_seed": "0" * 33}), ("seed-not-hex", {"server_seed": "0g" * 16}),
+                         ("seed-short", {"server_seed": "00" * 15}), ("seed-long", {"server_seed": "00" * 65}),
+                         ("seed-number", {"server_seed": 12}), ("client-empty", {"client_seed": ""}),
+                         ("client-long", {"client_seed": "☃" * 257}), ("nonce-past-2-53", {"nonce": 2**53}),
+                         ("nonce-negative", {"nonce": -1}), ("nonce-float", {"nonce": 1.0}),
+                         ("hands-over-decks", {"hands": 11}), ("hands-one", {"hands": 1}),
+                         ("decks-9", {"decks": 9, "hands": 2}), ("unknown-field", {"seed": "x"})]
+    for name, change in changes:
+        yield f"deal/invalid/{name}", post("/v1/deals", seeds | {"nonce": 0, "hands": 4} | change)
+    yield "deal/invalid/missing", post("/v1/deals", {})
+    yield "deal/invalid/query", post("/v1/deals?nonce=1", seeds | {"nonce": 0, "hands": 4})
+    dealt = [["9D", "7H", "5S", "6C", "10D"], ["4S", "10H", "10S", "10C", "AS"], ["KS", "6D", "8C", "QC", "4H"],
+             ["4C", "7S", "4D", "2D", "5H"]]
+    verify = seeds | {"nonce": 0, "commitment": SECTION_8_COMMITMENT}
+    yield "verify/section-8", post("/v1/deals/verify", verify | {"hands": dealt})
+    yield "verify/partial", post("/v1/deals/verify", verify | {"hands": [["9d", "7h", "5s", "6c", "td"], None, None,
+                                                                         None]})
+    yield "verify/wrong-hand", post("/v1/deals/verify", verify | {"hands": [dealt[1], dealt[0], None, None]})
+    yield "verify/wrong-order", post("/v1/deals/verify", verify | {"hands": [dealt[0][::-1], None, None, None]})
+    yield "verify/wrong-commitment", post("/v1/deals/verify", verify | {"commitment": "sha256:" + "0" * 64,
+                                                                        "hands": dealt})
+    yield "verify/commitment-prefix", post("/v1/deals/verify", verify | {"commitment": "SHA256:" + "0" * 64,
+                                                                         "hands": dealt})
+    yield "verify/upper-case-commitment", post("/v1/deals/verify", verify | {"commitment": SECTION_8_COMMITMENT.upper()
+                                                                             .replace("SHA256", "sha256"),
+                                                                             "hands": dealt})
+    yield "verify/other-nonce", post("/v1/deals/verify", verify | {"nonce": 1, "hands": dealt})
+    yield "verify/invalid", post("/v1/deals/verify", seeds | {"nonce": 0, "commitment": "sha256:xyz",
+                                                              "hands": [["AS", "1S", "2S", "3S", "4S"], ["AS"], 3]})
+    yield "verify/too-many-hands", post("/v1/deals/verify", verify | {"hands": [None] * 11})
+
+
+def receipt_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """``?receipt=`` on the operations that sign (RULES.md 9.2) and elsewhere, and the JWK Set."""
+    table = _table(rng, 3)
+    for app in ("receipts", "default"):
+        yield f"{app}/evaluate", post("/v1/evaluations?receipt=true", {"hand": CURATED["single-ox-0"]}, app=app)
+        yield f"{app}/rank", post("/v1/rankings?receipt=true&profile=niu-niu&fields=label",
+                                  {"hands": [{"id": "a", "hand": CURATED["bomb"]}, {"hand": CURATED["no-ox"]}]},
+                                  app=app)
+        yield f"{app}/settle", post("/v1/settlements?receipt=true", table, app=app)
+        yield f"{app}/settle-rules", post("/v1/settlements?receipt=true&profile=bull-bull",
+                                          table | {"rules": {"commission_bps": 250}}, app=app)
+        yield f"{app}/jwks", get("/.well-known/jwks.json", app=app)
+    yield "receipts/false", post("/v1/evaluations?receipt=false", {"hand": CURATED["five-dukes"]}, app="receipts")
+    yield "receipts/invalid-value", post("/v1/evaluations?receipt=yes", {"hand": CURATED["five-dukes"]}, app="receipts")
+    yield "receipts/twice", post("/v1/settlements?receipt=true&receipt=true", table, app="receipts")
+    yield "receipts/bad-and-body-bad", post("/v1/evaluations?receipt=1&x=2", {"hand": ["AS"]}, app="receipts")
+    yield "receipts/invalid-body", post("/v1/evaluations?receipt=true", {"hand": ["AS"]}, app="receipts")
+    yield "receipts/batch", post("/v1/evaluations/batch?receipt=true", {"hands": [CURATED["no-ox"]]}, app="receipts")
+    yield "receipts/exposures", post("/v1/exposures?receipt=true", {"players": [{"stake": 10}]}, app="receipts")
+    yield "receipts/profiles", get("/v1/profiles?receipt=true", app="receipts")
+    yield "receipts/jwks-query", get("/.well-known/jwks.json?receipt=true", app="receipts")
+
+
 #: The request generators, by operation group; each gets its own seeded random source.
 GROUPS: dict[str, Callable[[random.Random], Iterator[tuple[str, Entry]]]] = {
     "evaluateHand": evaluation_requests,
@@ -723,6 +802,9 @@ GROUPS: dict[str, Callable[[random.Random], Iterator[tuple[str, Entry]]]] = {
     "oddsAgainstDealer": odds_requests,
     "analyses": analysis_requests,
     "operations": operation_requests,
+    # Issue 26, after every earlier group so that the earlier entries keep their request ids.
+    "deals": deal_requests,
+    "receipts": receipt_requests,
 }
 
 
