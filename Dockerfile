@@ -38,7 +38,7 @@ FROM ${PYTHON_IMAGE} AS runtime
 
 LABEL org.opencontainers.image.title="gnau-scoring" \
       org.opencontainers.image.description="Stateless REST API that scores hands of the card game Gnau" \
-      org.opencontainers.image.version="1.1.0"
+      org.opencontainers.image.version="1.2.0"
 
 RUN groupadd --system --gid 10001 gnau \
  && useradd --system --uid 10001 --gid 10001 --no-create-home \

@@ -39,6 +39,7 @@ import numpy.typing as npt
 import orjson
 
 from service.engine.cards import CARDS, HAND_SIZE
+from service.engine.categories import LABELS, LANGUAGES
 from service.engine.hand import Evaluation
 from service.engine.tables import Entry, FormationSlot, Resolution, Table
 from service.engine.text import echo
@@ -48,11 +49,11 @@ __all__ = ["EVALUATION_FIELDS", "Row", "evaluation_data", "evaluation_dict", "ev
 
 #: The members of the ``Evaluation`` schema, in the order answers give them; ``fields``
 #: (a sparse fieldset, Zalando guideline 157) names a subset of these.
-EVALUATION_FIELDS = ("hand", "category", "label", "score", "payout", "ox", "power", "nenku", "suited")
+EVALUATION_FIELDS = ("hand", "category", "label", "label_key", "score", "payout", "ox", "power", "nenku", "suited")
 #: The longest ``fields`` value (the contract's ``maxLength``): every name once is 63 characters.
 MAX_FIELDS_LENGTH = 200
 #: Members that come from a hand's class alone (no formation to place).
-_CLASS_FIELDS = frozenset({"category", "label", "score"})
+_CLASS_FIELDS = frozenset({"category", "label", "label_key", "score"})
 
 #: Canonical text of each card code.
 _TEXT: tuple[str, ...] = tuple(c.text for c in CARDS)
@@ -62,7 +63,7 @@ _TEXT: tuple[str, ...] = tuple(c.text for c in CARDS)
 Row = tuple[Sequence[int], Entry, FormationSlot | None, int, bool, int]
 
 
-def evaluation_shape(hand: list[str], category: str, label: str, score: int, payout: int,
+def evaluation_shape(hand: list[str], category: str, label: str, label_key: str, score: int, payout: int,
                      ox: list[str] | None, ox_points: list[int], power: list[str] | None,
                      power_points: list[int], nenku: bool, suited: bool) -> dict[str, Any]:
     """The ``Evaluation`` object: the one place its members are named and ordered. The
@@ -71,6 +72,7 @@ def evaluation_shape(hand: list[str], category: str, label: str, score: int, pay
         "hand": hand,
         "category": category,
         "label": label,
+        "label_key": label_key,
         "score": score,
         "payout": payout,
         "ox": None if ox is None else {"cards": ox, "points": ox_points},
@@ -88,9 +90,9 @@ def parse_fields(value: str) -> tuple[tuple[str, ...], str | None]:
     >>> parse_fields("score,label,score")   # a name given twice is answered once
     (('label', 'score'), None)
     >>> parse_fields("label,colour")[1]
-    "unknown field 'colour'; the fields are hand, category, label, score, payout, ox, power, nenku, suited"
+    "unknown field 'colour'; the fields are hand, category, label, label_key, score, payout, ox, power, nenku, suited"
     >>> parse_fields("")[1]
-    'give one or more of hand, category, label, score, payout, ox, power, nenku, suited, comma-separated'
+    'give one or more of hand, category, label, label_key, score, payout, ox, power, nenku, suited, comma-separated'
     >>> parse_fields("label," * 40 + "score")[1]
     'at most 200 characters, got 245'
     """
@@ -118,9 +120,9 @@ def select(evaluation: dict[str, Any], fields: tuple[str, ...] | None) -> dict[s
     return {f: evaluation[f] for f in fields}
 
 
-def evaluation_dict(e: Evaluation) -> dict[str, Any]:
+def evaluation_dict(e: Evaluation, lang: str = "en") -> dict[str, Any]:
     """:func:`evaluation_shape` of an :class:`~service.engine.hand.Evaluation` (canonical
-    cards in input order).
+    cards in input order), its label in ``lang``.
 
     >>> from service.engine.cards import parse_hand
     >>> from service.engine.reference import evaluate_reference
@@ -131,21 +133,22 @@ def evaluation_dict(e: Evaluation) -> dict[str, Any]:
     """
     ox, power = e.ox, e.power
     return evaluation_shape(
-        [c.text for c in e.hand], e.category, e.label, e.score, e.payout,
+        [c.text for c in e.hand], e.category, LABELS[e.label_key][lang], e.label_key, e.score, e.payout,
         None if ox is None else [c.text for c in ox.cards], [] if ox is None else list(ox.points),
         None if power is None else [c.text for c in power.cards], [] if power is None else list(power.points),
         e.nenku, e.suited,
     )
 
 
-def _values(row: Row) -> tuple[Any, ...]:
+def _values(row: Row, lang: int) -> tuple[Any, ...]:
     """A row's values in the order of :func:`_template`'s holes: ``(5 card texts, category,
-    label, score, payout)`` and, with a formation, ``(3 ox card texts, their points, 2 power
-    card texts, their points)``."""
+    label, label key, score, payout)`` and, with a formation, ``(3 ox card texts, their
+    points, 2 power card texts, their points)``; the label in the ``lang``-th language."""
     codes, entry, slot, order, _, payout = row
     a, b, c, d, e = codes
     text = _TEXT
-    head = (text[a], text[b], text[c], text[d], text[e], entry.category.value, entry.label, entry.score, payout)
+    head = (text[a], text[b], text[c], text[d], text[e], entry.category.value, entry.labels[lang], entry.label_key,
+            entry.score, payout)
     if slot is None:
         return head
     (i, j, h), (f, g, n), (r, s), (t, u) = slot.by_order[order]
@@ -154,8 +157,9 @@ def _values(row: Row) -> tuple[Any, ...]:
             text[codes[r]], text[codes[s]], q[t], q[u])
 
 
-def evaluation_data(row: Row, fields: tuple[str, ...] | None = None) -> dict[str, Any]:
-    """One resolved hand as the ``Evaluation`` object (only ``fields`` when given).
+def evaluation_data(row: Row, fields: tuple[str, ...] | None = None, lang: str = "en") -> dict[str, Any]:
+    """One resolved hand as the ``Evaluation`` object (only ``fields`` when given), its label
+    in ``lang`` (one of :data:`~service.engine.categories.LANGUAGES`).
 
     >>> from service.engine.evaluate import resolved
     >>> from service.engine.rules import Rules
@@ -163,12 +167,12 @@ def evaluation_data(row: Row, fields: tuple[str, ...] | None = None) -> dict[str
     >>> evaluation_data(row, ("label", "power"))
     {'label': 'Double-Ox 8', 'power': {'cards': ['8D', '8H'], 'points': [8, 8]}}
     """
-    values = _values(row)
+    values = _values(row, LANGUAGES.index(lang))
     slot = row[2]
     formed = slot is not None
-    return select(evaluation_shape(list(values[:HAND_SIZE]), values[5], values[6], values[7], values[8],
-                                   list(values[9:12]) if formed else None, list(values[12:15]),
-                                   list(values[15:17]) if formed else None, list(values[17:19]),
+    return select(evaluation_shape(list(values[:HAND_SIZE]), values[5], values[6], values[7], values[8], values[9],
+                                   list(values[10:13]) if formed else None, list(values[13:16]),
+                                   list(values[16:18]) if formed else None, list(values[18:20]),
                                    slot is not None and slot.nenku, row[4]), fields)
 
 
@@ -190,23 +194,23 @@ def _template(formed: bool, nenku: bool, suited: bool,
     >>> text, values = _template(True, False, False, ("hand", "ox"))
     >>> text
     '{"hand":["%s","%s","%s","%s","%s"],"ox":{"cards":["%s","%s","%s"],"points":[%s,%s,%s]}}'
-    >>> values(tuple(range(19)))
-    (0, 1, 2, 3, 4, 9, 10, 11, 12, 13, 14)
+    >>> values(tuple(range(20)))
+    (0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 15)
     >>> _template(False, False, False, None)[1] is None
     True
     """
-    kinds = "sssssssnnsssnnnssnn"  # a hole in a JSON string (s), or a whole number (n)
+    kinds = "ssssssssnnsssnnnssnn"  # a hole in a JSON string (s), or a whole number (n)
     holes: list[Any] = [f"@{kind}{i}@" for i, kind in enumerate(kinds)]
     if formed:
-        shape = evaluation_shape(holes[:HAND_SIZE], holes[5], holes[6], holes[7], holes[8], holes[9:12],
-                                 holes[12:15], holes[15:17], holes[17:19], nenku, suited)
+        shape = evaluation_shape(holes[:HAND_SIZE], holes[5], holes[6], holes[7], holes[8], holes[9], holes[10:13],
+                                 holes[13:16], holes[16:18], holes[18:20], nenku, suited)
     else:
-        shape = evaluation_shape(holes[:HAND_SIZE], holes[5], holes[6], holes[7], holes[8], None, [], None, [],
-                                 nenku, suited)
+        shape = evaluation_shape(holes[:HAND_SIZE], holes[5], holes[6], holes[7], holes[8], holes[9], None, [],
+                                 None, [], nenku, suited)
     text = orjson.dumps(select(shape, fields)).decode()
     order = [int(n or s) for n, s in _HOLE.findall(text)]
     getter: Callable[[tuple[Any, ...]], Any] | None = (
-        None if order == list(range(19 if formed else 9)) else itemgetter(*order) if order else (lambda _: ()))
+        None if order == list(range(20 if formed else 10)) else itemgetter(*order) if order else (lambda _: ()))
     return _HOLE.sub("%s", text.replace("%", "%%")), getter
 
 
@@ -217,36 +221,38 @@ def _forms(fields: tuple[str, ...] | None) -> tuple[tuple[str, Callable[[tuple[A
     return tuple(_template(bool(i & 4), bool(i & 2), bool(i & 1), fields) for i in range(8))
 
 
-def _texts(resolution: Resolution, fields: tuple[str, ...] | None) -> Iterator[str]:
+def _texts(resolution: Resolution, fields: tuple[str, ...] | None, lang: str) -> Iterator[str]:
     """Each resolved hand's ``Evaluation`` as JSON text: its :func:`_template` filled with
     :func:`_values` (written out here: the loop of every batch, ranking and settlement)."""
     forms = _forms(fields)
     text = _TEXT
+    li = LANGUAGES.index(lang)
     for codes, entry, slot, order, suited, payout in resolution.rows():
         a, b, c, d, e = codes
         if slot is None:
             form, getter = forms[suited]
-            values: tuple[Any, ...] = (text[a], text[b], text[c], text[d], text[e], entry.category, entry.label,
-                                       entry.score, payout)
+            values: tuple[Any, ...] = (text[a], text[b], text[c], text[d], text[e], entry.category, entry.labels[li],
+                                       entry.label_key, entry.score, payout)
         else:
             (i, j, h), (f, g, n), (r, s), (t, u) = slot.by_order[order]
             p, q = slot.ox_points, slot.power_points
             form, getter = forms[4 | slot.nenku << 1 | suited]
-            values = (text[a], text[b], text[c], text[d], text[e], entry.category, entry.label, entry.score,
-                      payout, text[codes[i]], text[codes[j]], text[codes[h]], p[f], p[g], p[n],
+            values = (text[a], text[b], text[c], text[d], text[e], entry.category, entry.labels[li], entry.label_key,
+                      entry.score, payout, text[codes[i]], text[codes[j]], text[codes[h]], p[f], p[g], p[n],
                       text[codes[r]], text[codes[s]], q[t], q[u])
         yield form % (values if getter is None else getter(values))
 
 
-def evaluation_texts(resolution: Resolution, fields: tuple[str, ...] | None = None) -> list[str]:
-    """Each resolved hand's ``Evaluation`` as JSON text, in order (only ``fields`` when given).
+def evaluation_texts(resolution: Resolution, fields: tuple[str, ...] | None = None, lang: str = "en") -> list[str]:
+    """Each resolved hand's ``Evaluation`` as JSON text, in order (only ``fields`` when given;
+    labels in ``lang``).
 
     >>> from service.engine.evaluate import resolved
     >>> from service.engine.rules import Rules
     >>> evaluation_texts(resolved([[11, 22, 28, 13, 30]], Rules()), ("label", "nenku"))
     ['{"label":"Double-Ox 8","nenku":false}']
     """
-    return list(_texts(resolution, fields))
+    return list(_texts(resolution, fields, lang))
 
 
 #: Hands whose texts :func:`evaluations_json` joins at a time (about 50 kB of text).
@@ -259,8 +265,10 @@ def _class_only(fields: tuple[str, ...] | None, resolution: Resolution) -> bool:
     return fields is not None and (_CLASS_FIELDS | extra).issuperset(fields)
 
 
-def evaluations_json(resolution: Resolution, fields: tuple[str, ...] | None = None) -> orjson.Fragment:
-    """A batch's ``evaluations`` array as one JSON text (an ``orjson.Fragment``).
+def evaluations_json(resolution: Resolution, fields: tuple[str, ...] | None = None,
+                     lang: str = "en") -> orjson.Fragment:
+    """A batch's ``evaluations`` array as one JSON text (an ``orjson.Fragment``), labels in
+    ``lang``.
 
     A class-only fieldset writes each class's text once per table (:func:`_class_texts`);
     otherwise each hand's text is a filled template (:func:`evaluation_texts`), joined
@@ -275,11 +283,11 @@ def evaluations_json(resolution: Resolution, fields: tuple[str, ...] | None = No
     b'{"e":[{"label":"Double-Ox 8","payout":2},{"label":"Double-Ox 8","payout":2}]}'
     """
     if fields is not None and _class_only(fields, resolution):
-        return orjson.Fragment(b"[" + b",".join(_class_texts(resolution, fields)) + b"]")
+        return orjson.Fragment(b"[" + b",".join(_class_texts(resolution, fields, lang)) + b"]")
     parts: list[str] = []
     append = parts.append
     chunks: list[str] = []
-    for text in _texts(resolution, fields):
+    for text in _texts(resolution, fields, lang):
         append(text)
         if len(parts) == _CHUNK:
             chunks.append(",".join(parts))
@@ -290,13 +298,14 @@ def evaluations_json(resolution: Resolution, fields: tuple[str, ...] | None = No
 
 
 #: Per table and class-only fieldset, each class's text (kept only while the engine keeps the table).
-_CLASS_TEXTS: weakref.WeakKeyDictionary[Table, dict[tuple[str, ...], npt.NDArray[np.object_]]] = (
+_CLASS_TEXTS: weakref.WeakKeyDictionary[Table, dict[tuple[tuple[str, ...], str], npt.NDArray[np.object_]]] = (
     weakref.WeakKeyDictionary())
 
 
-def _class_texts(resolution: Resolution, fields: tuple[str, ...]) -> list[bytes]:
+def _class_texts(resolution: Resolution, fields: tuple[str, ...], lang: str) -> list[bytes]:
     """Each hand's evaluation with class-only ``fields`` as JSON bytes: one text per class
-    and fieldset, written once per table (at most 15 fieldsets a table) and dropped with it.
+    and fieldset, written once per table (at most 31 fieldsets a table, in each language) and
+    dropped with it.
 
     Under one set of rules a hand's score determines its category, label and payout
     (without a suited bonus), so each distinct score's text is written once and shared by
@@ -304,9 +313,10 @@ def _class_texts(resolution: Resolution, fields: tuple[str, ...]) -> list[bytes]
     """
     table = resolution.table
     known = _CLASS_TEXTS.setdefault(table, {})
-    texts = known.get(fields)
+    texts = known.get((fields, lang))
     if texts is None:
-        texts = known[fields] = np.full(len(table.entries), None, dtype=object)
+        texts = known[(fields, lang)] = np.full(len(table.entries), None, dtype=object)
+    li = LANGUAGES.index(lang)
     missing = [k for k in set(resolution.classes) if texts[k] is None]
     if missing:
         by_score: dict[int, bytes] = {}
@@ -314,8 +324,8 @@ def _class_texts(resolution: Resolution, fields: tuple[str, ...]) -> list[bytes]
             entry = table.entry(k)
             text = by_score.get(entry.score)
             if text is None:
-                data = {"category": entry.category.value, "label": entry.label, "score": entry.score,
-                        "payout": entry.payout}
+                data = {"category": entry.category.value, "label": entry.labels[li], "label_key": entry.label_key,
+                        "score": entry.score, "payout": entry.payout}
                 text = by_score[entry.score] = orjson.dumps({f: data[f] for f in fields})
             texts[k] = text
     found: list[bytes] = texts[np.asarray(resolution.classes, dtype=np.intp) if resolution.class_array is None

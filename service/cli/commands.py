@@ -61,24 +61,26 @@ def one_line(errors: list[ErrorItem]) -> str:
 
 
 def run(operation: Callable[[Any, operations.Query, ProfileRegistry], Any], body: dict[str, Any],
-        profile: str) -> Any:
-    """What an operation gives for ``body`` under ``profile`` (an ``Answer`` or answer data).
+        profile: str, lang: str | None = None) -> Any:
+    """What an operation gives for ``body`` under ``profile`` (an ``Answer`` or answer data),
+    labels in ``lang`` when given (the API's ``lang`` query parameter).
 
     :raises InputError: naming every problem of the request, one line.
     """
+    query = {"profile": [profile]} | ({"lang": [lang]} if lang is not None else {})
     try:
-        return operation(body, {"profile": [profile]}, registry())
+        return operation(body, query, registry())
     except InvalidRequestError as exc:
         raise InputError(one_line(exc.errors)) from None
 
 
 def answer(operation: Callable[[Any, operations.Query, ProfileRegistry], Any], body: dict[str, Any],
-           profile: str) -> dict[str, Any]:
+           profile: str, lang: str | None = None) -> dict[str, Any]:
     """The answer of an operation to ``body`` under ``profile``, as the API gives it.
 
     :raises InputError: naming every problem of the request, one line.
     """
-    result = run(operation, body, profile)
+    result = run(operation, body, profile, lang)
     data: dict[str, Any] = plain(result.body if isinstance(result, operations.Answer) else result)
     return data
 
@@ -88,6 +90,12 @@ def _print(body: dict[str, Any], as_json: bool, text: Callable[[dict[str, Any]],
         emit_json(body)
     else:
         click.echo(text(body))
+
+
+def lang_option(func: F) -> F:
+    """``--lang``: the labels' language (the API's ``lang`` query parameter)."""
+    return click.option("--lang", metavar="LANG", default=None,
+                        help="Labels in this language: en (default), zh-Hans or zh-Hant (RULES.md 4.2).")(func)
 
 
 def scoring_options(func: F) -> F:
@@ -117,10 +125,12 @@ def cli() -> None:
 @cli.command()
 @click.argument("cards", nargs=-1, required=True)
 @scoring_options
-def evaluate(cards: tuple[str, ...], profile: str, decks: int | None, rules: str | None, as_json: bool) -> None:
+@lang_option
+def evaluate(cards: tuple[str, ...], profile: str, decks: int | None, rules: str | None, as_json: bool,
+             lang: str | None) -> None:
     """Evaluate one hand of five CARDS, e.g. gnau evaluate AS KH 10D 3C 6S."""
     body = with_options({"hand": split_cards(cards)}, decks, rules)
-    result = run(partial(operations.evaluate_hand, with_evaluation=True), body, profile)
+    result = run(partial(operations.evaluate_hand, with_evaluation=True), body, profile, lang)
     _print(plain(result.body), as_json, lambda data: evaluation_text(data, result.evaluations[0]))
 
 
@@ -128,15 +138,17 @@ def evaluate(cards: tuple[str, ...], profile: str, decks: int | None, rules: str
 @click.argument("hands", nargs=-1)
 @click.option("--file", "path", metavar="FILE", help="A ranking request body (JSON, - for stdin) instead of HANDS.")
 @scoring_options
+@lang_option
 def rank(hands: tuple[str, ...], path: str | None, profile: str, decks: int | None, rules: str | None,
-         as_json: bool) -> None:
+         as_json: bool, lang: str | None) -> None:
     """Rank 2 or more HANDS, strongest first; each is "CARDS" or "ID:CARDS".
 
     Example: gnau rank "ann:10S 9H 8D 4C 4H" "bo:JS QH KD JC QD"
     """
     refuse_with_file(path, bool(hands), "HANDS")
     body = read_body(path) if path is not None else {"hands": [parse_ranked_hand(h) for h in hands]}
-    _print(answer(operations.rank_hands, with_options(body, decks, rules, path), profile), as_json, ranking_text)
+    _print(answer(operations.rank_hands, with_options(body, decks, rules, path), profile, lang), as_json,
+           ranking_text)
 
 
 @cli.command(name="settle")
@@ -147,8 +159,9 @@ def rank(hands: tuple[str, ...], path: str | None, profile: str, decks: int | No
 @click.option("--file", "path", metavar="FILE", help="A settlement request body (JSON, - for stdin); bets go "
               "in it (\"bet\" per player).")
 @scoring_options
+@lang_option
 def settle_command(dealer: str | None, players: tuple[str, ...], bets: tuple[str, ...], path: str | None,
-                   profile: str, decks: int | None, rules: str | None, as_json: bool) -> None:
+                   profile: str, decks: int | None, rules: str | None, as_json: bool, lang: str | None) -> None:
     """Settle a round: each player against the dealer (amounts in the stake's unit).
 
     The table shows each seat's gross result, the house's commission and the amount it
@@ -161,7 +174,7 @@ def settle_command(dealer: str | None, players: tuple[str, ...], bets: tuple[str
                       table if dealer is not None and players else None, bets,
                       options="--dealer, --player and --bet",
                       missing="--dealer CARDS and at least one --player [ID:]STAKE:CARDS")
-    _print(answer(operations.settle_round, with_options(body, decks, rules, path), profile), as_json,
+    _print(answer(operations.settle_round, with_options(body, decks, rules, path), profile, lang), as_json,
            settlement_text)
 
 
@@ -189,8 +202,9 @@ def exposures(seats: tuple[str, ...], bets: tuple[str, ...], path: str | None, p
 @click.option("--dead", metavar="CARDS", multiple=True,
               help="Cards out of play (repeatable: every --dead counts), e.g. --dead 'QS 2H' or --dead QS --dead 2H.")
 @scoring_options
+@lang_option
 def odds_command(cards: tuple[str, ...], role: str, opponents: int | None, dead: tuple[str, ...], profile: str,
-                 decks: int | None, rules: str | None, as_json: bool) -> None:
+                 decks: int | None, rules: str | None, as_json: bool, lang: str | None) -> None:
     """Exact odds from 3, 4 or 5 known CARDS, e.g. gnau odds AS KH 10D 4C.
 
     No compute budget: it is the caller's own machine.
@@ -200,7 +214,8 @@ def odds_command(cards: tuple[str, ...], role: str, opponents: int | None, dead:
         body["opponents"] = opponents
     if dead:
         body["dead"] = split_cards(dead)
-    _print(answer(operations.odds_against_dealer, with_options(body, decks, rules), profile), as_json, odds_text)
+    _print(answer(operations.odds_against_dealer, with_options(body, decks, rules), profile, lang), as_json,
+           odds_text)
 
 
 @cli.command()

@@ -42,6 +42,7 @@ __all__ = [
     "label_key",
     "label_text",
     "rank_token",
+    "ranks_named",
 ]
 
 
@@ -53,6 +54,11 @@ class Category(StrEnum):
     FIVE_SMALL = "five_small"
     BOMB = "bomb"
     FOUR_DUKES = "four_dukes"
+    STRAIGHT_FLUSH = "straight_flush"
+    DRAGON = "dragon"
+    FULL_HOUSE = "full_house"
+    FLUSH = "flush"
+    STRAIGHT = "straight"
     NGAU_TONKU = "ngau_tonku"
     DOUBLE_OX = "double_ox"
     SINGLE_OX = "single_ox"
@@ -77,11 +83,14 @@ class CategorySpec:
     :param knob: the boolean knob of :class:`~service.engine.rules.Rules` that switches it
         on, or ``None`` when it always exists (Single-Ox, No Ox).
     :param payout: its standard stake multiplier (the ``payouts`` knob's default).
-    :param pushes: two hands of it push whatever the tie rule (RULES.md section 6).
+    :param push_knob: the boolean knob under which two hands of it push whatever the tie
+        rule (RULES.md section 6: ``five_dukes_push``), or ``None``.
     :param suits: whether a hand belongs to it by its suits too (not by its ranks alone).
     :param legacy: one of the first eight categories: it always counts in ``score``, on or
         off, so that scores and digests stay as they were (a later category counts only
         while it is on).
+    :param bonus: the suited bonus may apply to its hands (RULES.md 4.1: never to the poker
+        shapes, whose shape is the reward).
     """
 
     category: Category
@@ -89,17 +98,25 @@ class CategorySpec:
     formed: bool
     knob: str | None
     payout: int
-    pushes: bool = False
+    push_knob: str | None = None
     suits: bool = False
     legacy: bool = True
+    bonus: bool = True
 
 
 #: Every category's declaration, in the standard ranking order (RULES.md sections 4 and 7).
 SPECS: Mapping[Category, CategorySpec] = MappingProxyType({spec.category: spec for spec in (
-    CategorySpec(Category.FIVE_DUKES, "none", formed=True, knob="five_dukes", payout=10, pushes=True),
+    CategorySpec(Category.FIVE_DUKES, "none", formed=True, knob="five_dukes", payout=10, push_knob="five_dukes_push"),
     CategorySpec(Category.FIVE_SMALL, "none", formed=False, knob="five_small", payout=10),
     CategorySpec(Category.BOMB, "quad_rank", formed=False, knob="bomb", payout=10),
     CategorySpec(Category.FOUR_DUKES, "none", formed=True, knob="four_dukes", payout=10),
+    CategorySpec(Category.STRAIGHT_FLUSH, "run_top", formed=False, knob="straight_flush", payout=10, suits=True,
+                 legacy=False, bonus=False),
+    CategorySpec(Category.DRAGON, "none", formed=False, knob="dragon", payout=8, legacy=False, bonus=False),
+    CategorySpec(Category.FULL_HOUSE, "trips_rank", formed=False, knob="full_house", payout=6, legacy=False,
+                 bonus=False),
+    CategorySpec(Category.FLUSH, "none", formed=False, knob="flush", payout=5, suits=True, legacy=False, bonus=False),
+    CategorySpec(Category.STRAIGHT, "run_top", formed=False, knob="straight", payout=5, legacy=False, bonus=False),
     CategorySpec(Category.NGAU_TONKU, "none", formed=True, knob="ngau_tonku", payout=5),
     CategorySpec(Category.DOUBLE_OX, "pair_rank", formed=True, knob="double_ox", payout=2),
     CategorySpec(Category.SINGLE_OX, "ox_points", formed=True, knob=None, payout=1),
@@ -126,9 +143,30 @@ LABEL_ROWS: tuple[tuple[Category, str, str, str, str], ...] = (
     (Category.FIVE_DUKES, "five_dukes", "Five Dukes", "五花牛", "五花牛"),
     (Category.FOUR_DUKES, "four_dukes", "Four Dukes", "四花牛", "四花牛"),
     (Category.BOMB, "bomb_{R}", "Bomb {R}", "炸弹 {R}", "炸彈 {R}"),
+    (Category.STRAIGHT, "straight_{R}", "Straight {R}", "顺子牛 {R}", "順子牛 {R}"),
+    (Category.FLUSH, "flush", "Flush", "同花牛", "同花牛"),
+    (Category.FULL_HOUSE, "full_house_{R}", "Full House {R}", "葫芦牛 {R}", "葫蘆牛 {R}"),
+    (Category.STRAIGHT_FLUSH, "straight_flush_{R}", "Straight Flush {R}", "同花顺 {R}", "同花順 {R}"),
+    (Category.DRAGON, "dragon", "Dragon", "一条龙", "一條龍"),
 )
 
 _NUMERALS = "〇一二三四五六七八九"
+
+
+#: The ranks a category's label may name, by its strength kind: a run's top card is 5 (for
+#: A-2-3-4-5) to K, or A (10-J-Q-K-A); the other kinds name any rank.
+_RUN_TOPS = (Rank.FIVE, Rank.SIX, Rank.SEVEN, Rank.EIGHT, Rank.NINE, Rank.TEN, Rank.JACK, Rank.QUEEN, Rank.KING,
+             Rank.ACE)
+
+
+def ranks_named(category: Category) -> tuple[Rank, ...]:
+    """The ranks a category's labels name (RULES.md 4.1, 4.2): every rank, or for a run the
+    top cards it can have.
+
+    >>> [r.value for r in ranks_named(Category.STRAIGHT)][:2], len(ranks_named(Category.BOMB))
+    (['5', '6'], 13)
+    """
+    return _RUN_TOPS if SPECS[category].strength == "run_top" else tuple(Rank)
 
 
 def rank_token(rank: Rank) -> str:
@@ -150,7 +188,7 @@ def _expand() -> dict[str, tuple[Category, dict[str, str]]]:
                     lang: text.replace("{N}", str(n) if lang == "en" else _NUMERALS[n])
                     for lang, text in zip(LANGUAGES, texts, strict=True)})
         elif "{R}" in key:
-            for rank in Rank:
+            for rank in ranks_named(category):
                 out[key.replace("{R}", rank_token(rank))] = (category, {
                     lang: text.replace("{R}", rank.value) for lang, text in zip(LANGUAGES, texts, strict=True)})
         else:

@@ -63,8 +63,10 @@ def high_card_key(codes: Sequence[int]) -> tuple[int, ...]:
 
 
 def strength_key(hand: Scored, rules: Rules) -> tuple[int, tuple[int, ...]]:
-    """A sort key: greater is stronger, equal is equal under ``rules`` (section 5)."""
-    if rules.ties == "high_card":
+    """A sort key: greater is stronger, equal is equal under ``rules`` (section 5): the score,
+    then the high card where it orders equally strong hands (``ties: high_card``, and Bombs
+    under ``bomb_order: high_card``)."""
+    if hand.category in rules.high_card_categories:
         return (hand.score, high_card_key(hand.codes))
     return (hand.score, ())
 
@@ -72,15 +74,15 @@ def strength_key(hand: Scored, rules: Rules) -> tuple[int, tuple[int, ...]]:
 def compare(a: Scored, b: Scored, rules: Rules) -> int:
     """Compare two evaluated hands under ``rules`` (RULES.md section 5).
 
-    Hands compare by score (category, then the pair's or quad's rank or the Single-Ox
-    strength); with the ``high_card`` tie rule equal scores compare by
-    :func:`high_card_key`.
+    Hands compare by score (category, then the strength within it); equal scores compare by
+    :func:`high_card_key` where the high card orders them (``ties: high_card``, Bombs under
+    ``bomb_order: high_card``).
 
     :return: ``1`` if ``a`` is stronger, ``-1`` if ``b`` is, ``0`` if they are equal:
         the order of :func:`strength_key`, without building the keys when the scores differ.
     """
     sa, sb = a.score, b.score
-    if sa != sb or rules.ties != "high_card":
+    if sa != sb or a.category not in rules.high_card_categories:
         return (sa > sb) - (sa < sb)
     ka, kb = high_card_key(a.codes), high_card_key(b.codes)
     return (ka > kb) - (ka < kb)
@@ -103,8 +105,8 @@ class RankedHand:
 def rank_hands(evaluations: Sequence[Scored], rules: Rules) -> list[RankedHand]:
     """Order hands strongest first with competition positions (RULES.md section 5).
 
-    Equal hands share a position and keep their input order; with the ``high_card`` tie
-    rule equal scores are ordered by the high card.
+    Equal hands share a position and keep their input order; equal scores are ordered by
+    the high card where it orders them (:func:`strength_key`).
 
     >>> from service.engine.cards import parse_hand
     >>> from service.engine.rules import PROFILES
@@ -130,23 +132,27 @@ def rank_hands(evaluations: Sequence[Scored], rules: Rules) -> list[RankedHand]:
     return out
 
 
-def ranking_order(scores: npt.ArrayLike, codes: npt.ArrayLike, rules: Rules) -> tuple[list[int], list[int]]:
+def ranking_order(scores: npt.ArrayLike, codes: npt.ArrayLike, by_high_card: npt.ArrayLike | None = None
+                  ) -> tuple[list[int], list[int]]:
     """:func:`rank_hands` for many hands at once, with numpy: the hands' indexes strongest
     first and their competition positions (RULES.md section 5; equal hands keep their input
-    order; with the ``high_card`` tie rule equal scores are ordered by the high card).
+    order; equal scores are ordered by the high card where ``by_high_card`` says so).
 
     :param scores: ``(n,)`` the hands' scores.
     :param codes: ``(n, 5)`` the hands' card codes.
+    :param by_high_card: ``(n,)`` whether each hand's category is ordered by the high card
+        (:attr:`~service.engine.rules.Rules.high_card_categories`); ``None``: none is.
     :return: ``(indexes, positions)``, two lists of ``n``.
 
-    >>> ranking_order([201, 800, 201, 100], [[0, 1, 2, 3, 4]] * 4, Rules())
+    >>> ranking_order([201, 800, 201, 100], [[0, 1, 2, 3, 4]] * 4)
     ([1, 0, 2, 3], [1, 2, 2, 4])
     """
     score = np.asarray(scores, dtype=np.int64)
     n = len(score)
     columns = [-score]
-    if rules.ties == "high_card":
+    if by_high_card is not None and np.any(by_high_card):
         high = np.sort(np.asarray(codes, dtype=np.int64).reshape(n, 5), axis=1)  # ascending: [:, 4] highest
+        high *= np.asarray(by_high_card, dtype=np.int64)[:, None]  # 0 where the high card does not order
         columns += [-high[:, j] for j in range(4, -1, -1)]
     order = np.lexsort((np.arange(n), *reversed(columns)))
     keys = np.stack(columns, axis=1)[order]

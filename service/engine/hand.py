@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from service.engine.cards import Card, Rank
-from service.engine.categories import SPECS, Category, label_key, label_text
+from service.engine.categories import SPECS, Category, label_key, label_text, ranks_named
 from service.engine.rules import Rules
 
 __all__ = ["Evaluation", "Formation", "Strength", "labelled", "score_of", "strength_sub", "strength_token", "strengths"]
@@ -99,6 +99,10 @@ def strength_sub(category: Category, strength: Strength, rules: Rules) -> int:
         return 0
     if kind == "pair_rank":
         return _pair_order(strength, rules)
+    if kind == "run_top":  # A-2-3-4-5 tops at the 5; 10-J-Q-K-A at the ace, above K
+        return 14 if strength is Rank.ACE else strength.order
+    if kind == "quad_rank" and rules.bomb_order == "high_card":
+        return 0  # one score for every Bomb: the high card orders them (RULES.md 7)
     return strength.order
 
 
@@ -114,19 +118,23 @@ def strength_token(category: Category, strength: Strength) -> str | None:
     return strength.value if isinstance(strength, Rank) else str(strength)
 
 
-def strengths(category: Category) -> tuple[Strength, ...]:
-    """Every strength a category's hands can have: Single-Ox points 0..9, every rank, or
-    ``(None,)`` for a category without one.
+def strengths(category: Category, rules: Rules) -> tuple[Strength, ...]:
+    """Every strength a category's hands can have under ``rules``: Single-Ox points 0..9,
+    the ranks its labels name (a run's top card: 5 to K, and A with ``straight_ace_high``),
+    or ``(None,)`` for a category without one.
 
-    >>> len(strengths(Category.SINGLE_OX)), len(strengths(Category.DOUBLE_OX)), strengths(Category.NO_OX)
-    (10, 13, (None,))
+    >>> len(strengths(Category.SINGLE_OX, Rules())), len(strengths(Category.DOUBLE_OX, Rules()))
+    (10, 13)
+    >>> len(strengths(Category.STRAIGHT, Rules())), strengths(Category.NO_OX, Rules())
+    (9, (None,))
     """
     kind = SPECS[category].strength
     if kind == "none":
         return (None,)
     if kind == "ox_points":
         return tuple(range(10))
-    return tuple(Rank)
+    named = ranks_named(category)
+    return named if kind != "run_top" or rules.straight_ace_high else tuple(r for r in named if r is not Rank.ACE)
 
 
 def score_of(rules: Rules, category: Category, sub: int) -> int:

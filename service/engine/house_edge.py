@@ -41,15 +41,16 @@ from fractions import Fraction
 from math import comb
 
 import numpy as np
+import numpy.typing as npt
 
 from service.engine.bets import BETS, DEFAULT_BET, Bet
 from service.engine.cache import CACHE, BoundedCache
 from service.engine.cards import HAND_SIZE
 from service.engine.classes import CHOOSE, CLASS_COUNTS, PSEUDO_RANKS, IntArray, class_weights
-from service.engine.odds import FULL_DECK, OddsError, deck_available
+from service.engine.odds import FULL_DECK, OddsError, RulesNotComputedError, deck_available
 from service.engine.rules import MAX_BPS, Rules
 from service.engine.tables import Table, table_for
-from service.engine.walk import class_tally, slot_masks, suited_flags, walk_chunks
+from service.engine.walk import class_tally, suited_flags, walk_chunks
 
 __all__ = [
     "COMMISSION_METHOD",
@@ -172,10 +173,12 @@ def house_edge(rules: Rules, deck: Sequence[int] | None = None, bet: str = DEFAU
         small decks, where brute force over all pairs is cheap.
     :param bet: a bet type's name (:data:`~service.engine.bets.BETS`; ``double`` by default).
     :return: the house edge.
-    :raises OddsError: a card repeated, fewer than 10 cards in ``deck``, an unknown bet,
-        or a commission on a ``double`` bet under rules with both a suited bonus and
+    :raises OddsError: a card repeated, fewer than 10 cards in ``deck``, an unknown bet, a
+        commission on a ``double`` bet under rules with both a suited bonus and
         ``high_card`` ties (the winnings of tied pairs then depend on how suits and high
-        cards go together, which this method does not count).
+        cards go together, which this method does not count), or a category that depends on
+        suits where the edge is not 0 by symmetry (``ties: dealer`` or a commission: the
+        class counts of disjoint pairs then depend on suits).
 
     >>> from service.engine.rules import PROFILES
     >>> he = house_edge(PROFILES["standard"].rules)
@@ -202,6 +205,10 @@ def house_edge(rules: Rules, deck: Sequence[int] | None = None, bet: str = DEFAU
                         "a suited bonus and high_card ties")
     if not rules.commission_bps and rules.ties != "dealer":
         result = HouseEdge(pairs=_pairs(cards), net=0, tie_pairs=0, bet=bet)  # symmetric: wins and losses cancel
+    elif rules.suit_categories:
+        raise RulesNotComputedError("the house edge is not computed for rules with a category that depends on suits (flush, "
+                        "straight_flush) unless it is exactly 0 by symmetry: push or high_card ties and no "
+                        "commission")
     elif kind.flat or rules.commission_bps:
         result = _house_edge_with_bets(rules, cards, kind)
     else:
@@ -226,10 +233,10 @@ def _double_bet_edge(rules: Rules, cards: Sequence[int], kind: Bet) -> HouseEdge
         payouts = table.payouts.tolist()
         suited = _suited_counts(rules, table, cards)
         scores = table.scores
-        pushes = table.pushes
+        to_dealer = _ties_to_dealer(table)
         for score in np.unique(scores[counts > 0]).tolist():
             group = np.flatnonzero((scores == score) & (counts > 0))
-            dealers = group[~pushes[group]]
+            dealers = group[to_dealer[group]]
             if len(dealers) == 0:
                 continue
             left = available[None, :] - CLASS_COUNTS[dealers]           # (|D|, 14)
@@ -243,6 +250,21 @@ def _double_bet_edge(rules: Rules, cards: Sequence[int], kind: Bet) -> HouseEdge
                 tie_pairs += n_d * t
                 net -= payouts[d] * (n_d + (rules.suited_multiplier - 1) * suited[d]) * t
     return HouseEdge(pairs=_pairs(cards), net=kind.payout_factor * net, tie_pairs=tie_pairs, bet=kind.name)
+
+
+def _by_high_card(table: Table) -> npt.NDArray[np.bool_]:
+    """Per class, whether its equally strong pairs are decided by the high card (one deck:
+    disjoint hands always differ; a pair and its swap split the win), not by the tie rule."""
+    high = table.rules.high_card_categories
+    return np.array([e.category in high for e in table.every], dtype=np.bool_) & ~table.pushes
+
+
+def _ties_to_dealer(table: Table) -> npt.NDArray[np.bool_]:
+    """Per class, whether the dealer takes its equally strong pairs (``ties: dealer``, not a
+    category that pushes, not decided by the high card)."""
+    if table.rules.ties != "dealer":
+        return np.zeros(len(table.every), dtype=np.bool_)
+    return ~table.pushes & ~_by_high_card(table)
 
 
 def _tied_per_class(table: Table, available: IntArray, counts: IntArray) -> IntArray:
@@ -307,16 +329,14 @@ def _house_edge_with_bets(rules: Rules, cards: Sequence[int], kind: Bet) -> Hous
     counts = class_weights(available.tolist())
     table = table_for(rules)
     tied = _tied_per_class(table, available, counts)
-    pushes = table.pushes
+    high_card, to_dealer = _by_high_card(table), _ties_to_dealer(table)
     n = counts.tolist()
     tied_pairs = [a * b for a, b in zip(n, tied.tolist(), strict=True)]   # per dealer class
-    equal_pairs = sum(tied_pairs)
-    both_push = sum(t for t, push in zip(tied_pairs, pushes.tolist(), strict=True) if push)
-    decided_ties = equal_pairs - both_push  # tied pairs the tie rule decides
-    unequal = pairs - equal_pairs
-    wins = unequal // 2 + (decided_ties // 2 if rules.ties == "high_card" else 0)
-    tie_pairs = decided_ties if rules.ties == "dealer" else 0
-    losses = unequal // 2 + (decided_ties // 2 if rules.ties == "high_card" else tie_pairs)
+    by_card = sum(t for t, h in zip(tied_pairs, high_card.tolist(), strict=True) if h)  # split: half won
+    tie_pairs = sum(t for t, d in zip(tied_pairs, to_dealer.tolist(), strict=True) if d)  # the dealer's
+    unequal = pairs - sum(tied_pairs)
+    wins = unequal // 2 + by_card // 2
+    losses = unequal // 2 + by_card // 2 + tie_pairs
     net = kind.flat * (wins - losses)
     winnings = Fraction(kind.flat * wins)
     if kind.payout_factor:
@@ -324,12 +344,12 @@ def _house_edge_with_bets(rules: Rules, cards: Sequence[int], kind: Bet) -> Hous
         suited = _suited_counts(rules, table, cards)
         paid = [p * (k + (rules.suited_multiplier - 1) * s) for p, k, s in zip(payouts, n, suited, strict=True)]
         if tie_pairs:
-            net -= kind.payout_factor * sum(paid[d] * t for d, t in enumerate(tied.tolist()) if t and not pushes[d])
+            net -= kind.payout_factor * sum(paid[d] * t for d, t in enumerate(tied.tolist()) if t and to_dealer[d])
         if rules.commission_bps:
             weaker = _weaker_per_class(table, available, counts).tolist()
             total = Fraction(sum(a * b for a, b in zip(paid, weaker, strict=True)))
-            if rules.ties == "high_card":  # no suited bonus here: tied hands share one payout
-                total += Fraction(sum(payouts[d] * tp for d, tp in enumerate(tied_pairs) if tp and not pushes[d]), 2)
+            if by_card:  # no suited bonus here: tied hands share one payout
+                total += Fraction(sum(payouts[d] * tp for d, tp in enumerate(tied_pairs) if tp and high_card[d]), 2)
             winnings += kind.payout_factor * total
     commission = winnings * Fraction(rules.commission_bps, MAX_BPS) if rules.commission_bps else Fraction(0)
     return HouseEdge(pairs=pairs, net=net, tie_pairs=tie_pairs, bet=kind.name, commission=commission)
@@ -343,10 +363,9 @@ def _suited_counts(rules: Rules, table: Table, deck: Sequence[int]) -> list[int]
     left = [0] * 52
     for c in deck:
         left[c] = 1
-    masks = slot_masks(table)
     out = np.zeros(n, dtype=np.int64)
-    for chunk in walk_chunks(left):
-        out += class_tally(chunk, suited_flags(rules, masks, chunk.klass, chunk.mono, chunk.flush), n)
+    for chunk in walk_chunks(left, table):
+        out += class_tally(chunk, suited_flags(table, chunk.klass, chunk.mono, chunk.flush), n)
     return [int(x) for x in out.tolist()]
 
 

@@ -81,8 +81,11 @@ class Knob:
         the digest it had before the knob existed.
     :param effect: what the knob acts on (:data:`Effect`).
     :param suits: the knob's values under which results depend on suits, not on ranks
-        alone: the analyses then visit card multisets (the card-multiset walk) for its
+        alone: the analyses then visit card multisets (the card-multiset walk) for that
         effect instead of summing over rank classes.
+    :param suit_effect: what depends on suits under those values, when it is not the
+        knob's own effect (``bomb_order: high_card`` changes the Bombs' scores, a ``hands``
+        effect, and orders them by their suits too, a ``comparisons`` effect).
     """
 
     kind: KnobKind
@@ -95,6 +98,7 @@ class Knob:
     always_digested: bool = False
     effect: Effect = "hands"
     suits: tuple[Any, ...] = ()
+    suit_effect: Effect | None = None
 
     @property
     def in_tables(self) -> bool:
@@ -143,12 +147,24 @@ class Knob:
         return (value, []) if good else (None, [([name], self.message)])
 
     def _ranking_problem(self, value: object) -> str | None:
+        """A ranking's own shape (RULES.md 7): known categories, each once, the last choice
+        last and the one before it above it (``single_ox`` above ``no_ox``). Which
+        categories it must list depends on the other knobs
+        (:func:`~service.engine.rules.apply_overrides` checks that)."""
         if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
             return self.message
-        if sorted(value) != sorted(self.choices):
-            return "must list each of the eight categories exactly once: " + ", ".join(self.choices)
-        if value[-1] != self.choices[-1]:
-            return f"{self.choices[-1]} must be last"
+        unknown = [v for v in value if v not in self.choices]
+        if unknown:
+            return "unknown categor" + ("ies " if len(unknown) > 1 else "y ") + ", ".join(map(repr, unknown[:5])) + \
+                "; the categories are " + ", ".join(self.choices)
+        repeated = sorted({v for v in value if value.count(v) > 1})
+        if repeated:
+            return "lists " + ", ".join(repeated) + " more than once"
+        last, before = self.choices[-1], self.choices[-2]
+        if not value or value[-1] != last:
+            return f"{last} must be last"
+        if before not in value:
+            return f"must list {before} (above {last})"
         return None
 
     def _payouts(self, name: str, value: Any, current: Mapping[str, int]) -> tuple[Any, Problems]:

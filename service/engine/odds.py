@@ -33,13 +33,14 @@ from service.engine.evaluate import evaluate
 from service.engine.hand import Evaluation
 from service.engine.rules import MAX_BPS, Rules
 from service.engine.tables import Table, table_for
-from service.engine.walk import class_tally, colex_rank, slot_masks, suited_flags, walk_chunks
+from service.engine.walk import class_tally, colex_rank, suited_flags, walk_chunks
 
 __all__ = [
     "FULL_DECK",
     "Chances",
     "Odds",
     "OddsError",
+    "RulesNotComputedError",
     "Tally",
     "dealer_pool",
     "deck_available",
@@ -53,7 +54,12 @@ FULL_DECK: tuple[int, ...] = tuple(range(52))
 
 
 class OddsError(ValueError):
-    """A hand, dead cards or deck count that cannot be dealt from (the message says why)."""
+    """A hand, dead cards or deck count that cannot be dealt from, or a bet whose figure is
+    not computed (the message says why)."""
+
+
+class RulesNotComputedError(OddsError):
+    """Rules whose figure is not computed whatever the bet (the message says why)."""
 
 
 def deck_available(deck: Sequence[int]) -> list[int]:
@@ -289,26 +295,30 @@ def _by_multisets(player: Evaluation, rules: Rules, table: Table, left: Sequence
     (``me``: the player's :func:`~service.engine.walk.colex_rank`, its high-card order)."""
     n = len(table.every)
     scores = table.scores.astype(np.int64)
-    masks = slot_masks(table)
     wins = np.zeros(n, dtype=np.int64)
     lose_plain = np.zeros(n, dtype=np.int64)
     lose_suited = np.zeros(n, dtype=np.int64)
-    for chunk in walk_chunks(left):
+    category = player.category
+    for chunk in walk_chunks(left, table):
         s = scores[chunk.klass]
         lower = s < player.score
-        if player.category in rules.pushing or rules.ties == "push":
+        if category in rules.pushing:
             lose = s > player.score
-        elif rules.ties == "dealer":
-            lose = s >= player.score
-        else:  # high_card: the walk's row index is the high-card order
+        elif category in rules.high_card_categories:  # the walk's row index is the high-card order
             tie = s == player.score
             lose = (s > player.score) | (tie & (chunk.rows > me))
             lower |= tie & (chunk.rows < me)
+            if rules.ties == "dealer":  # identical cards (several decks): the dealer takes the tie
+                lose |= tie & (chunk.rows == me)
+        elif rules.ties == "dealer":
+            lose = s >= player.score
+        else:
+            lose = s > player.score
         wins += class_tally(chunk, lower, n)
         if rules.suited_bonus == "none":
             lose_plain += class_tally(chunk, lose, n)
         else:
-            suited = suited_flags(rules, masks, chunk.klass, chunk.mono, chunk.flush)
+            suited = suited_flags(table, chunk.klass, chunk.mono, chunk.flush)
             lose_plain += class_tally(chunk, lose & ~suited, n)
             lose_suited += class_tally(chunk, lose & suited, n)
     return wins, lose_plain, lose_suited

@@ -35,7 +35,7 @@ wins collect and the losses pay), from which every bet type's expectation follow
 >>> from service.engine.cards import parse_card
 >>> from service.engine.rules import PROFILES
 >>> p = partial_odds([parse_card(t) for t in "AS KH 10D 4C".split()], PROFILES["standard"].rules)
->>> p.completions, p.deals == 48 * comb(47, 5), p.labels["Ngau Tonku"]
+>>> p.completions, p.deals == 48 * comb(47, 5), p.labels["ngau_tonku"]
 (48, True, 8)
 """
 
@@ -84,14 +84,14 @@ def max_opponents(known: int, dead: int, decks: int) -> int:
 class Completion:
     """One final hand the known cards can become.
 
-    :param label: the final hand's label.
+    :param label_key: the final hand's label key.
     :param category: its category.
     :param score: its score (higher is stronger).
     :param completions: how many completions (physical cards apart) give it.
     :param cards: with 4 known cards, the fifth cards (codes, ascending) that give it; empty otherwise.
     """
 
-    label: str
+    label_key: str
     category: str
     score: int
     completions: int
@@ -108,9 +108,9 @@ class PartialOdds(Chances):
     :param deals: how many deals: ``completions * C(cards left - (5 - known), 5)``.
     :param wins: deals the caller wins; ``losses``, ``pushes`` likewise.
     :param net: the caller's total net over all deals, per unit stake.
-    :param outcomes: every label a completion can give, strongest first (nonzero only).
+    :param outcomes: every label (key) a completion can give, strongest first (nonzero only).
     :param method: ``rank_classes`` or ``card_multisets`` (as :class:`~service.engine.odds.Odds`).
-    :param labels: completions per label.
+    :param labels: completions per label key.
     :param paid_in: the total the caller's wins collect over all deals, per unit stake
         (``double`` bet): what a commission is taken from.
     :param commission: the commission on the caller's wins, in basis points: the rules'
@@ -197,7 +197,7 @@ def class_path_applies(rules: Rules, left: Sequence[int]) -> bool:
     """
     if not uses_suits(rules):
         return True
-    return max(left) <= 1 and not {"payouts", "comparisons"} <= rules.suit_effects
+    return max(left) <= 1 and not {"payouts", "comparisons"} <= rules.suit_effects and not rules.suit_categories
 
 
 def _pseudo_counts(items: Sequence[int], pseudo: bool = False) -> list[int]:
@@ -288,6 +288,7 @@ class _Member:
     score: int
     payout: int
     label: str
+    category: str
 
 
 def _members(known: Sequence[int], combo: tuple[int, ...], ways: int, rules: Rules, table: Table,
@@ -297,7 +298,7 @@ def _members(known: Sequence[int], combo: tuple[int, ...], ways: int, rules: Rul
     if not suits:
         counts = [a + b for a, b in zip(_pseudo_counts(known), _pseudo_counts(combo, pseudo=True), strict=True)]
         entry = table.entry(class_of_counts(counts))
-        yield _Member(ways, (), entry.score, entry.payout, entry.label)
+        yield _Member(ways, (), entry.score, entry.payout, entry.label_key, entry.category.value)
         return
     extras: Iterator[tuple[int, ...]]
     if len(combo) == 2 and combo[0] == combo[1]:
@@ -306,7 +307,7 @@ def _members(known: Sequence[int], combo: tuple[int, ...], ways: int, rules: Rul
         extras = product(*(by_pseudo[p] for p in combo))
     for extra in extras:
         ev = evaluate([CARDS[x] for x in (*known, *extra)], rules)
-        yield _Member(1, extra, ev.score, ev.payout, ev.label)
+        yield _Member(1, extra, ev.score, ev.payout, ev.label_key, ev.category)
 
 
 @dataclass(frozen=True)
@@ -320,6 +321,7 @@ class _Context:
     tie_opp: bool
     ties: TopCardTies | None
     suited: SuitedLosses | None
+    high_card: frozenset[str]
 
 
 def _settle(member: _Member, group: _Group, ctx: _Context) -> tuple[int, int, int]:
@@ -332,7 +334,7 @@ def _settle(member: _Member, group: _Group, ctx: _Context) -> tuple[int, int, in
     paid = int(p[-1] - p[hi])
     tie_n, tie_p = int(n[hi] - n[lo]), int(p[hi] - p[lo])
     if member.score not in ctx.push_scores:  # both Five Dukes push
-        if ctx.ties is not None:
+        if ctx.ties is not None and member.category in ctx.high_card:
             below_n, below_p = ctx.ties.below(member.score, max(*ctx.known, *member.extra), member.extra)
             wins, losses, paid = wins + below_n, losses + tie_n - below_n, paid + tie_p - below_p
         elif ctx.tie_me:
@@ -352,8 +354,8 @@ def by_classes(known: Sequence[int], left: list[int], rules: Rules, role: str,
     :param known: the caller's known card codes.
     :param left: cards left per code (52 counts) once the known and dead cards are out.
     :param role: the caller's seat, ``player`` or ``dealer``.
-    :param labels: filled: completions per final label.
-    :param by_label: filled with one unknown card: the fifth cards (codes) per final label.
+    :param labels: filled: completions per final label key.
+    :param by_label: filled with one unknown card: the fifth cards (codes) per final label key.
     :return: the tally of every deal.
 
     >>> from service.engine.rules import PROFILES
@@ -362,7 +364,7 @@ def by_classes(known: Sequence[int], left: list[int], rules: Rules, role: str,
     >>> for c in (3, 50, 36, 13):   # AS KH 10D 4C
     ...     left[c] = 0
     >>> t = by_classes([3, 50, 36, 13], left, PROFILES["niu-niu"].rules, "player", labels, {})
-    >>> t.completions, t.deals == 48 * 1533939, labels["No Ox"]
+    >>> t.completions, t.deals == 48 * 1533939, labels["no_ox"]
     (48, True, 22)
     """
     table = table_for(rules)
@@ -373,7 +375,7 @@ def by_classes(known: Sequence[int], left: list[int], rules: Rules, role: str,
     ctx = _Context(tuple(known), _ScoreOrder(table), fd, tie_me, tie_opp,
                    TopCardTies(table, left) if "comparisons" in rules.suit_effects else None,
                    SuitedLosses(rules, table, left, missing, tie_opp, fd)
-                   if "payouts" in rules.suit_effects else None)
+                   if "payouts" in rules.suit_effects else None, rules.high_card_categories)
     avail = [0] * PSEUDO_RANKS
     by_pseudo: list[list[int]] = [[] for _ in range(PSEUDO_RANKS)]
     for code, copies in enumerate(left):
@@ -472,7 +474,7 @@ def partial_odds(known: Sequence[Card], rules: Rules, dead: Sequence[Card] = (),
         ev = evaluate(known, rules)
         o = odds(known, rules, dead, decks, ev)
         return PartialOdds(HAND_SIZE, role, 1, o.dealer_hands, o.wins, o.losses, o.pushes, o.net,
-                           (Completion(ev.label, ev.category, ev.score, 1),), o.method, {ev.label: 1},
+                           (Completion(ev.label_key, ev.category, ev.score, 1),), o.method, {ev.label_key: 1},
                            o.payout_totals[0], o.commission)
     count = by_classes if class_path_applies(rules, left) else by_walk
     tally = count(codes, left, rules, role, labels, by_label)
@@ -481,5 +483,5 @@ def partial_odds(known: Sequence[Card], rules: Rules, dead: Sequence[Card] = (),
                      for label, category, score in labels_of(rules) if labels.get(label))
     return PartialOdds(len(codes), role, tally.completions, tally.deals, tally.wins, tally.losses,
                        tally.deals - tally.wins - tally.losses, tally.paid_in - tally.paid_out, outcomes, method,
-                       {o.label: o.completions for o in outcomes}, tally.paid_in,
+                       {o.label_key: o.completions for o in outcomes}, tally.paid_in,
                        rules.commission_bps if role == "player" else 0)

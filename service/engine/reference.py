@@ -14,12 +14,13 @@ and tested against; :func:`service.engine.evaluate.evaluate` picks between the t
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations, product
 
 from service.engine.cards import Card, Rank, Suit
-from service.engine.categories import Category
+from service.engine.categories import SPECS, Category
 from service.engine.hand import (
     Evaluation,
     Formation,
@@ -42,7 +43,7 @@ __all__ = [
 ]
 
 _THREE_SIX = (Rank.THREE, Rank.SIX)
-_SMALL = (Rank.ACE, Rank.TWO, Rank.THREE, Rank.FOUR)
+_BY_ORDER = {r.order: r for r in Rank}
 _FACES = (Rank.JACK, Rank.QUEEN, Rank.KING)
 _ACE_OF_SPADES = Card(Rank.ACE, Suit.SPADES)
 
@@ -89,18 +90,61 @@ def _four_dukes(cards: Sequence[Card], rules: Rules) -> bool:
 
 
 def _five_small(cards: Sequence[Card], rules: Rules) -> list[Strength]:
-    """All five cards A-4, within ``five_small_max_points`` when set (RULES.md 4, 7)."""
-    ranks = [c.rank for c in cards]
-    if not all(r in _SMALL for r in ranks):
+    """All five cards at most ``five_small_max_rank`` (A-4, A-5, or any), their points at their
+    lowest within ``five_small_max_points`` when set (RULES.md 4, 7)."""
+    top = rules.five_small_max_rank
+    if top is not None and any(c.rank.order > top for c in cards):
         return []
     limit = rules.five_small_max_points
-    return [None] if limit is None or sum(r.base_points for r in ranks) <= limit else []
+    return [None] if limit is None or sum(min(point_choices(c, rules)) for c in cards) <= limit else []
 
 
 def _bomb(cards: Sequence[Card], rules: Rules) -> list[Strength]:
     """Four (or five) cards of one rank: a Bomb of that rank (RULES.md section 4)."""
     ranks = [c.rank for c in cards]
     return [rank for rank in set(ranks) if ranks.count(rank) >= 4]
+
+
+def _run_top(cards: Sequence[Card], rules: Rules) -> Rank | None:
+    """The top card of five consecutive ranks (A-2-3-4-5: the 5; 10-J-Q-K-A with
+    ``straight_ace_high``: the ace), or ``None`` (RULES.md 4.1)."""
+    orders = sorted({c.rank.order for c in cards})
+    if len(orders) != 5:
+        return None
+    if orders[4] - orders[0] == 4:
+        return _BY_ORDER[orders[4]]
+    return Rank.ACE if rules.straight_ace_high and orders == [1, 10, 11, 12, 13] else None
+
+
+def _one_suit(cards: Sequence[Card]) -> bool:
+    return len({c.suit for c in cards}) == 1
+
+
+def _straight(cards: Sequence[Card], rules: Rules) -> list[Strength]:
+    """Five consecutive ranks, by the run's top card (RULES.md 4.1)."""
+    top = _run_top(cards, rules)
+    return [] if top is None else [top]
+
+
+def _flush(cards: Sequence[Card], rules: Rules) -> list[Strength]:
+    """Five cards of one suit (RULES.md 4.1)."""
+    return [None] if _one_suit(cards) else []
+
+
+def _full_house(cards: Sequence[Card], rules: Rules) -> list[Strength]:
+    """Three of one rank and two of another, by the three's rank (RULES.md 4.1)."""
+    counts = Counter(c.rank for c in cards)
+    return [r for r, n in counts.items() if n == 3] if sorted(counts.values()) == [2, 3] else []
+
+
+def _straight_flush(cards: Sequence[Card], rules: Rules) -> list[Strength]:
+    """A straight of one suit (RULES.md 4.1)."""
+    return _straight(cards, rules) if _one_suit(cards) else []
+
+
+def _dragon(cards: Sequence[Card], rules: Rules) -> list[Strength]:
+    """Exactly A, 2, 3, 4 and 5 (RULES.md 4.1)."""
+    return [None] if sorted(c.rank.order for c in cards) == [1, 2, 3, 4, 5] else []
 
 
 def _no_ox(cards: Sequence[Card], rules: Rules) -> list[Strength]:
@@ -113,6 +157,11 @@ def _no_ox(cards: Sequence[Card], rules: Rules) -> list[Strength]:
 SHAPES: dict[Category, Callable[[Sequence[Card], Rules], list[Strength]]] = {
     Category.FIVE_SMALL: _five_small,
     Category.BOMB: _bomb,
+    Category.STRAIGHT_FLUSH: _straight_flush,
+    Category.DRAGON: _dragon,
+    Category.FULL_HOUSE: _full_house,
+    Category.FLUSH: _flush,
+    Category.STRAIGHT: _straight,
     Category.NO_OX: _no_ox,
 }
 #: The categories that are conditions on the whole hand but come with an ox formation
@@ -184,6 +233,8 @@ def _candidates(cards: Sequence[Card], rules: Rules) -> list[Candidate]:
 
 
 def _is_suited(cards: Sequence[Card], candidate: Candidate, rules: Rules) -> bool:
+    if not SPECS[candidate.category].bonus:  # never the poker shapes (RULES.md 4.1)
+        return False
     if rules.suited_bonus == "hand":
         return len({c.suit for c in cards}) == 1
     if rules.suited_bonus == "ox" and candidate.ox:
@@ -196,7 +247,8 @@ def best_candidates(cards: Sequence[Card], rules: Rules) -> list[Candidate]:
 
     All returned candidates are equally strong; they are ordered Nenku first, then by the
     fixed enumeration order of the sorted cards. Suits play no part here beyond the ace of
-    spades: the suited preference is applied by the caller.
+    spades and whether all five share one (the categories that depend on suits): the suited
+    preference is applied by the caller.
     """
     best: list[Candidate] = []
     best_key: tuple[int, int] | None = None

@@ -27,9 +27,10 @@ import numpy.typing as npt
 
 from service.engine.cache import CACHE, BoundedCache
 from service.engine.cards import HAND_SIZE
+from service.engine.classes import N_CLASSES
 from service.engine.rules import Rules
 from service.engine.tables import Table, table_for
-from service.engine.walk import CHUNK, slot_masks, suited_flags, walk
+from service.engine.walk import CHUNK, suited_flags, walk
 
 __all__ = ["SuitedHands", "SuitedLosses", "pin_suited_hands", "suited_hands", "suited_hands_ready"]
 
@@ -39,12 +40,13 @@ class SuitedHands:
     """Every one-deck hand that earns the suited bonus under some rules.
 
     :param codes: ``(n, 5)`` uint8 card codes, ascending per row.
-    :param klass: ``(n,)`` int16 class index.
+    :param klass: ``(n,)`` each hand's entry in the rules' table (its class, or its class
+        plus ``N_CLASSES`` for a one-suit hand where the table tells them apart).
     :param bits: ``(n,)`` uint64, bit ``c`` set for each code ``c`` of the row.
     """
 
     codes: npt.NDArray[np.uint8]
-    klass: npt.NDArray[np.int16]
+    klass: npt.NDArray[np.intp]
     bits: npt.NDArray[np.uint64]
 
 
@@ -53,16 +55,22 @@ _HANDS: BoundedCache[Rules, SuitedHands] = CACHE.section("suited hands", 8)
 
 def _build(rules: Rules) -> SuitedHands:
     features = walk()
-    masks = slot_masks(table_for(rules))
+    table = table_for(rules)
     repeat = np.uint64(1 << 63)
     zero = np.uint64(0)
     parts: list[npt.NDArray[np.intp]] = []
     for start in range(0, len(features.klass), CHUNK):
         part = slice(start, start + CHUNK)
-        suited = suited_flags(rules, masks, features.klass[part], features.mono[part], features.flush[part])
+        klass = features.klass[part].astype(np.intp)
+        if table.suited:
+            klass += N_CLASSES * features.flush[part]
+        suited = suited_flags(table, klass, features.mono[part], features.flush[part])
         parts.append(np.flatnonzero(suited & ((features.bits[part] & repeat) == zero)) + start)
     rows = np.concatenate(parts)
-    return SuitedHands(features.codes[rows], features.klass[rows], features.bits[rows])
+    klass = features.klass[rows].astype(np.intp)
+    if table.suited:
+        klass += N_CLASSES * features.flush[rows]
+    return SuitedHands(features.codes[rows], klass, features.bits[rows])
 
 
 def suited_hands(rules: Rules) -> SuitedHands:

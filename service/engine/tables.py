@@ -39,8 +39,16 @@ import numpy.typing as npt
 
 from service.engine.cache import CACHE, BoundedCache
 from service.engine.cards import CARDS, HAND_SIZE
-from service.engine.categories import CATEGORIES, Category
-from service.engine.classes import CLASS_OF_WEIGHT, CLASSES, RANK_WEIGHT, class_indexes
+from service.engine.categories import CATEGORIES, LABELS, LANGUAGES, SPECS, Category
+from service.engine.classes import (
+    CLASS_OF_WEIGHT,
+    CLASSES,
+    FLUSH_CLASSES,
+    N_CLASSES,
+    RANK_WEIGHT,
+    class_indexes,
+    one_suit,
+)
 from service.engine.hand import Evaluation, Formation, labelled, score_of, strength_token
 from service.engine.reference import Candidate, best_candidates
 from service.engine.rules import Rules
@@ -139,6 +147,9 @@ class Entry:
         that needs no ox.
     :ivar first_slot: ``slots[0]``, or ``None`` when there is none (the formation reported
         without a suited bonus).
+    :ivar bonus: the suited bonus may apply to the category (never to the poker shapes).
+    :ivar labels: the label in every language, in the order of
+        :data:`~service.engine.categories.LANGUAGES` (``labels[0]`` is ``label``).
     """
 
     category: Category
@@ -148,9 +159,13 @@ class Entry:
     payout: int
     slots: tuple[FormationSlot, ...]
     first_slot: FormationSlot | None = field(init=False, compare=False, repr=False)
+    bonus: bool = field(init=False, compare=False, repr=False)
+    labels: tuple[str, ...] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "first_slot", self.slots[0] if self.slots else None)
+        object.__setattr__(self, "bonus", SPECS[self.category].bonus)
+        object.__setattr__(self, "labels", tuple(LABELS[self.label_key][lang] for lang in LANGUAGES))
 
 
 #: Interned formation slots (each pinned to itself): equal slots of every table are one
@@ -180,11 +195,15 @@ class Table:
 
     Build with :func:`table_for` (cached per rules). Each entry evaluates one representative
     hand with the reference evaluator (about 60 µs); :meth:`complete` fills all 8,568 of
-    them (about 0.5 s) and the numpy arrays.
+    them (about 0.5 s) and the numpy arrays. Under rules with a category that depends on
+    suits (``suited``) the table holds twice as many: entry ``k + N_CLASSES`` is for the
+    hands of class ``k`` whose five cards share one suit
+    (:data:`~service.engine.classes.FLUSH_CLASSES`).
 
     :ivar rules: the rules the table is for.
+    :ivar suited: whether one-suit hands have entries of their own.
     :ivar entries: one entry per class, indexed like :data:`~service.engine.classes.CLASSES`
-        (``None`` where not filled yet; use :meth:`entry`).
+        (then the one-suit ones; ``None`` where not filled yet; use :meth:`entry`).
     :ivar scores: after :meth:`complete`, numpy ``int16`` scores per class; likewise
         ``categories`` (``int8`` indexes into :data:`~service.engine.categories.CATEGORIES`)
         and ``payouts`` (``int64``).
@@ -192,7 +211,8 @@ class Table:
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
-        self.entries: list[Entry | None] = [None] * len(CLASSES)
+        self.suited = rules.suit_categories
+        self.entries: list[Entry | None] = [None] * (N_CLASSES * (2 if self.suited else 1))
         self.filled = 0
         self.scores: npt.NDArray[np.int16] = np.zeros(0, dtype=np.int16)
         self.categories: npt.NDArray[np.int8] = np.zeros(0, dtype=np.int8)
@@ -204,10 +224,12 @@ class Table:
         return len(self.scores) == len(self.entries)
 
     def entry(self, k: int) -> Entry:
-        """The entry of class ``k``, computed now when missing."""
+        """The entry of class ``k`` (``k + N_CLASSES``: its one-suit hands), computed now when
+        missing."""
         found = self.entries[k]
         if found is None:
-            found = self.entries[k] = _entry(self.rules, CLASSES[k][1])
+            codes = CLASSES[k][1] if k < N_CLASSES else FLUSH_CLASSES[k - N_CLASSES]
+            found = self.entries[k] = self.entry(k - N_CLASSES) if codes is None else _entry(self.rules, codes)
             self.filled += 1
         return found
 
@@ -259,7 +281,10 @@ class Table:
         """
         a, b, c, d, e = codes
         w = RANK_WEIGHT
-        return self.entry(CLASS_OF_WEIGHT[w[a] + w[b] + w[c] + w[d] + w[e]])
+        k = CLASS_OF_WEIGHT[w[a] + w[b] + w[c] + w[d] + w[e]]
+        if self.suited and a & 3 == b & 3 == c & 3 == d & 3 == e & 3:
+            k += N_CLASSES
+        return self.entry(k)
 
 
 #: Profiles' tables are pinned; tables for custom rules (up to about 2.7 MB each when
@@ -313,7 +338,7 @@ def choose_slot(entry: Entry, codes: Sequence[int], order: Sequence[int],
     """
     slot = entry.first_slot
     bonus = rules.suited_bonus
-    if bonus == "none":
+    if bonus == "none" or not entry.bonus:
         return slot, False
     if bonus == "hand":
         suit = codes[0] & 3
@@ -432,6 +457,15 @@ class Resolution:
             return out
         return np.array([table.entry(k).score for k in self.classes], dtype=np.int64)
 
+    def by_high_card(self) -> npt.NDArray[np.bool_] | None:
+        """Per hand, whether its category is ordered by the high card among equally strong
+        hands (:attr:`~service.engine.rules.Rules.high_card_categories`); ``None`` when none is."""
+        high = self.table.rules.high_card_categories
+        if not high:
+            return None
+        entry = self.table.entry
+        return np.array([entry(k).category in high for k in self.classes], dtype=np.bool_)
+
     def results(self) -> list[HandResult]:
         """Every hand's :class:`HandResult`."""
         return [HandResult(*row) for row in self.rows()]
@@ -474,13 +508,19 @@ def resolve(hands: Sequence[Sequence[int]], table: Table, *, sorted_codes: npt.N
         ordered = np.argsort(codes, axis=1, kind="stable")
         rows = np.take_along_axis(codes, ordered, axis=1) if sorted_codes is None else sorted_codes
         found = class_indexes(rows, presorted=True).astype(np.intp)
+        if table.suited:
+            found += N_CLASSES * one_suit(codes)
         return Resolution(table, hands, found.tolist(), _ORDER_BY_DIGITS[ordered @ _ORDER_DIGITS].tolist(), found)
     weight, of_weight, order_of, positions = RANK_WEIGHT, CLASS_OF_WEIGHT, _ORDER_INDEX, _POSITIONS
+    suited = table.suited
     classes: list[int] = []
     orders: list[int] = []
     for h in hands:
         a, b, c, d, e = h
-        classes.append(of_weight[weight[a] + weight[b] + weight[c] + weight[d] + weight[e]])
+        k = of_weight[weight[a] + weight[b] + weight[c] + weight[d] + weight[e]]
+        if suited and a & 3 == b & 3 == c & 3 == d & 3 == e & 3:
+            k += N_CLASSES
+        classes.append(k)
         orders.append(order_of[tuple(sorted(positions, key=h.__getitem__))])
     return Resolution(table, hands, classes, orders)
 
@@ -490,7 +530,8 @@ def evaluate_many(codes: npt.NDArray[np.integer[Any]], rules: Rules) -> tuple[np
     """Scores and categories of many hands at once, vectorised with numpy.
 
     For analysis and benchmarks: no formations, no suited bonus (which never changes a
-    score). Cards must already be valid codes.
+    score); a one-suit hand takes its own entry where the rules have one. Cards must
+    already be valid codes.
 
     :param codes: integer array of shape ``(n, 5)``, card codes 0..51.
     :param rules: the rules.
@@ -504,6 +545,8 @@ def evaluate_many(codes: npt.NDArray[np.integer[Any]], rules: Rules) -> tuple[np
     'five_small'
     """
     table = table_for(rules)
-    idx = class_indexes(codes)
+    idx = class_indexes(codes).astype(np.intp)
+    if table.suited:
+        idx += N_CLASSES * one_suit(codes)
     return table.scores[idx], table.categories[idx]
 

@@ -12,7 +12,7 @@ from functools import partial
 from flask import Blueprint, Response, request
 
 from service import operations
-from service.http.json_body import json_response, query, read_json
+from service.http.json_body import accepted_language, json_response, localized, query, read_json
 from service.http.runtime import runtime
 
 __all__ = ["analyses"]
@@ -29,13 +29,17 @@ def _guard() -> operations.Guard:
 @analyses.post("/odds")
 def odds_against_dealer() -> Response:
     """Exact odds of a hand against a random dealer hand (openapi: ``oddsAgainstDealer``)."""
-    return json_response(operations.odds_against_dealer(read_json(), query(), runtime().profiles, _guard()))
+    answer = operations.odds_against_dealer(read_json(), query(), runtime().profiles, _guard(),
+                                            language=accepted_language())
+    return localized(json_response(answer.body), answer.lang)
 
 
 @analyses.get("/profiles/<name>/distribution")
 def profile_distribution(name: str) -> Response:
     """Hands per label over one deck (openapi: ``getProfileDistribution``); 404 when unknown."""
-    return json_response(operations.get_profile_distribution(name, runtime().profiles, _guard()))
+    answer = operations.get_profile_distribution(name, runtime().profiles, _guard(), query=query(),
+                                                 language=accepted_language())
+    return localized(json_response(answer.body), answer.lang)
 
 
 @analyses.get("/profiles/<name>/house-edge")
@@ -47,7 +51,9 @@ def profile_house_edge(name: str) -> Response:
 @analyses.post("/analyses/distribution")
 def custom_distribution() -> Response:
     """Hands per label under custom rules (openapi: ``analyseDistribution``)."""
-    return json_response(operations.analyse_distribution(read_json(), query(), runtime().profiles, _guard()))
+    answer = operations.analyse_distribution(read_json(), query(), runtime().profiles, _guard(),
+                                             language=accepted_language())
+    return localized(json_response(answer.body), answer.lang)
 
 
 @analyses.post("/analyses/house-edge")

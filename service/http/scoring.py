@@ -7,17 +7,16 @@ Every route here is a path x method of openapi.yaml; a test keeps the two in loc
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from functools import partial
 
 from flask import Blueprint, Response
 
 from service import operations
 from service.http import gc_pause
-from service.http.json_body import json_response, query, read_json
+from service.http.json_body import accepted_language, json_response, localized, query, read_json
 from service.http.receipts import answer_with_receipt
 from service.http.runtime import runtime
-from service.operations import Answer, Query
-from service.profiles import ProfileRegistry
+from service.operations import Answer
 from service.receipts import RECEIPT_PARAMETER
 
 __all__ = ["scoring"]
@@ -25,18 +24,19 @@ __all__ = ["scoring"]
 scoring = Blueprint("scoring", __name__, url_prefix="/v1")
 
 
-def _answer(operation: Callable[[Any, Query, ProfileRegistry], Answer]) -> Response:
+def _answer(operation: Callable[..., Answer]) -> Response:
     """Call ``operation`` with the request's body, query and the profiles; count its hands.
     A query naming ``receipt`` goes through :func:`~service.http.receipts.answer_with_receipt`."""
     rt = runtime()
     params = query()
+    operation = partial(operation, language=accepted_language())  # the labels' language unless lang= says
     if RECEIPT_PARAMETER in params:
         answer, response = answer_with_receipt(operation, params, rt)
         rt.observe(answer.profile, answer.categories)
-        return response
+        return localized(response, answer.lang)
     answer = operation(read_json(), params, rt.profiles)
     rt.observe(answer.profile, answer.categories)
-    return json_response(answer.body)
+    return localized(json_response(answer.body), answer.lang)
 
 
 @scoring.post("/evaluations")

@@ -18,7 +18,7 @@ from service.deal_schemas import DealRequestSchema, VerifyDealRequestSchema
 from service.engine.cards import CARDS
 from service.engine.deal import ALGORITHM, commitment, deal
 from service.errors import ErrorItem, InvalidRequestError, flatten_messages, in_body_order
-from service.operations.scoring import Query
+from service.operations.scoring import Query, unknown_parameter
 
 __all__ = ["deal_hands", "verify_deal"]
 
@@ -31,8 +31,7 @@ def _load(schema: Schema, body: Any, query: Query) -> dict[str, Any]:
 
     :raises InvalidRequestError: naming every problem (query parameters first).
     """
-    errors: list[ErrorItem] = [{"parameter": name, "detail": "unknown query parameter; this operation takes none"}
-                               for name in query]
+    errors: list[ErrorItem] = [unknown_parameter(name, ()) for name in query]
     data: dict[str, Any] = {}
     if not isinstance(body, dict):
         errors.append({"pointer": "", "detail": "the body must be a JSON object"})

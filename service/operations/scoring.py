@@ -9,8 +9,8 @@ command line and the API accept, reject and answer exactly alike. Problems are r
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -27,6 +27,7 @@ from service.engine.rules import Profile, Rules, RulesError, apply_overrides
 from service.engine.settle import MAX_SAFE_INTEGER, Settlement, settle
 from service.engine.tables import HandResult
 from service.errors import ErrorItem, InvalidRequestError, flatten_messages, in_body_order, pointer
+from service.languages import DEFAULT_LANGUAGE, LANG_DETAIL, lang_value
 from service.profiles import ProfileRegistry, UnknownProfileError
 from service.response_schemas import ExposureResponseSchema
 from service.schemas import (
@@ -39,9 +40,26 @@ from service.schemas import (
 )
 from service.serialize import evaluation_data, evaluation_texts, evaluations_json, parse_fields
 
-__all__ = ["Answer", "Query", "Scoring", "evaluate_hand", "evaluate_hands",
-           "exposure_answer", "load", "load_body", "rank_hands", "ranking_answer", "safe_integer_problems",
-           "settle_request", "settle_round", "settlement_answer", "table_exposures"]
+__all__ = [
+    "Answer",
+    "Query",
+    "Scoring",
+    "answer_language",
+    "check_query",
+    "evaluate_hand",
+    "evaluate_hands",
+    "exposure_answer",
+    "load",
+    "load_body",
+    "rank_hands",
+    "ranking_answer",
+    "safe_integer_problems",
+    "settle_request",
+    "settle_round",
+    "settlement_answer",
+    "table_exposures",
+    "unknown_parameter",
+]
 
 #: Query parameters by name, every value given (``{"profile": ["niu-niu"]}``).
 Query = Mapping[str, Sequence[str]]
@@ -58,12 +76,14 @@ class Scoring:
     :param rules: the effective rules (profile plus the request's overrides).
     :param context: the ``profile``, ``rules_digest`` (and, when the request gave
         ``rules``, the effective ``rules`` and their ``max_payout``) members of the answer.
+    :param lang: the language of the answer's labels (RULES.md 4.2).
     """
 
     data: dict[str, Any]
     profile: Profile
     rules: Rules
     context: dict[str, Any]
+    lang: str = DEFAULT_LANGUAGE
 
 
 def load_body(schema: Schema, body: Any, profile_name: str, profiles: ProfileRegistry,
@@ -123,6 +143,8 @@ class Answer(NamedTuple):
         (the ``gnau`` command shows each card's part from their formations' positions).
     :param rules: the effective rules, where the answer can carry a receipt (RULES.md 9.2:
         its ``rules_sha256``).
+    :param lang: the language of the answer's labels (its ``Content-Language``), or ``None``
+        for an answer without labels.
     """
 
     body: dict[str, Any]
@@ -130,6 +152,21 @@ class Answer(NamedTuple):
     categories: Mapping[str, int] = MappingProxyType({})
     evaluations: Sequence[Evaluation] = ()
     rules: Rules | None = None
+    lang: str | None = None
+
+
+def unknown_parameter(name: str, takes: Iterable[str]) -> ErrorItem:
+    """The one problem of a query parameter ``name`` that an operation taking ``takes`` does
+    not know (every operation's words, POST or GET).
+
+    >>> unknown_parameter("x", {"profile", "lang", "fields"})["detail"]
+    'unknown query parameter; this operation takes fields, lang and profile'
+    >>> unknown_parameter("x", ())["detail"]
+    'unknown query parameter; this operation takes none'
+    """
+    names = sorted(takes)
+    listed = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else (names[0] if names else "none")
+    return {"parameter": name, "detail": f"unknown query parameter; this operation takes {listed}"}
 
 
 def check_query(query: Query, takes: frozenset[str]) -> list[ErrorItem]:
@@ -140,40 +177,55 @@ def check_query(query: Query, takes: frozenset[str]) -> list[ErrorItem]:
 {'parameter': 'profile', 'detail': 'give profile once'}]
     """
     errors: list[ErrorItem] = []
-    for name in query:
-        if name not in takes:
-            errors.append({"parameter": name, "detail": "unknown query parameter; this operation takes "
-                                                        + " and ".join(sorted(takes))})
+    errors.extend(unknown_parameter(name, takes) for name in query if name not in takes)
     for name in takes:
         if len(query.get(name, ())) > 1:
             errors.append({"parameter": name, "detail": f"give {name} once"})
     return errors
 
 
-#: The query parameters of operations whose answers hold evaluations, and of the others.
-_WITH_FIELDS = frozenset({"profile", "fields"})
-_PROFILE_ONLY = frozenset({"profile"})
+def answer_language(query: Query, language: str | None, errors: list[ErrorItem]) -> str:
+    """The language of an answer's labels (RULES.md 4.2): the ``lang`` query parameter, else
+    ``language`` (what the caller's ``Accept-Language`` best matches), else English. A
+    ``lang`` that names no offered language is a problem added to ``errors``.
+
+    >>> errors: list[ErrorItem] = []
+    >>> answer_language({"lang": ["zh-TW"]}, "en", errors), answer_language({}, None, errors), errors
+    ('zh-Hant', 'en', [])
+    """
+    if "lang" in query:
+        found = lang_value(query["lang"][0])
+        if found is None:
+            errors.append({"parameter": "lang", "detail": LANG_DETAIL})
+            return DEFAULT_LANGUAGE
+        return found
+    return language or DEFAULT_LANGUAGE
 
 
-def load(schema: Schema, body: Any, query: Query, profiles: ProfileRegistry, *,
-         with_fields: bool = False) -> tuple[Scoring, tuple[str, ...] | None]:
-    """Check a scoring request: query parameters (``profile``, and ``fields`` when
-    ``with_fields``), body, profile and rule overrides.
+def load(schema: Schema, body: Any, query: Query, profiles: ProfileRegistry, *, with_fields: bool = False,
+         with_lang: bool = False, language: str | None = None) -> tuple[Scoring, tuple[str, ...] | None]:
+    """Check a scoring request: query parameters (``profile``; ``fields`` when
+    ``with_fields``; ``lang`` when ``with_lang``), body, profile and rule overrides.
 
-    :return: the checked request and the sparse fieldset (``None``: every member).
+    :param language: with ``with_lang``, the language the caller's ``Accept-Language`` best
+        matches (the HTTP layer's), taken when the query gives no ``lang``.
+    :return: the checked request (its ``lang`` decided) and the sparse fieldset (``None``:
+        every member).
     :raises InvalidRequestError: naming every problem found.
     """
-    errors = check_query(query, _WITH_FIELDS if with_fields else _PROFILE_ONLY)
+    takes = {"profile"} | ({"fields"} if with_fields else set()) | ({"lang"} if with_lang else set())
+    errors = check_query(query, frozenset(takes))
     fields: tuple[str, ...] | None = None
     if with_fields and "fields" in query:
         fields, problem = parse_fields(query["fields"][0])
         if problem is not None:
             errors.append({"parameter": "fields", "detail": problem})
+    lang = answer_language(query, language, errors) if with_lang else DEFAULT_LANGUAGE
     profile = query["profile"][0] if "profile" in query else "standard"
     scoring = load_body(schema, body, profile, profiles, errors)
     if scoring is None or errors:
         raise InvalidRequestError(errors)
-    return scoring, fields
+    return replace(scoring, lang=lang), fields
 
 
 def safe_integer_problems(data: Mapping[str, Any], rules: Rules) -> list[ErrorItem]:
@@ -209,11 +261,12 @@ def ranking_answer(s: Scoring, fields: tuple[str, ...] | None = None) -> tuple[d
         ids, hands = [e["id"] for e in entries], [e["hand"] for e in entries]
     if isinstance(hands, Hands):  # classes and orders with numpy
         resolution = resolved(hands, s.rules, sorted_codes=hands.sorted, array=hands.array)
-        order, positions = ranking_order(resolution.scores(), hands.array, s.rules)
+        codes: Any = hands.array
     else:
         resolution = resolved(hands, s.rules)
-        order, positions = ranking_order(resolution.scores(), hands, s.rules)
-    texts = evaluation_texts(resolution, fields)
+        codes = hands
+    order, positions = ranking_order(resolution.scores(), codes, resolution.by_high_card())
+    texts = evaluation_texts(resolution, fields, s.lang)
     fragment = orjson.Fragment
     ranking = [{"index": i, "id": ids[i], "position": p, "evaluation": fragment(texts[i])}
                for i, p in zip(order, positions, strict=True)]
@@ -231,7 +284,7 @@ def settle_request(s: Scoring) -> tuple[Settlement, TableExposure, list[str], di
     # Every bet the default (the common case): the engine's path without a bet list.
     result = settle(results[0], seats, s.rules, None if all(b == DEFAULT_BET for b in bets) else bets)
     exposure = table_exposure([(p["stake"], bet) for p, bet in zip(players, bets, strict=True)], s.rules)
-    return result, exposure, evaluation_texts(resolution), resolution.categories()
+    return result, exposure, evaluation_texts(resolution, lang=s.lang), resolution.categories()
 
 
 def _exposure(x: Exposure) -> dict[str, int]:
@@ -281,55 +334,56 @@ _SETTLEMENT = SettlementRequestSchema()
 _EXPOSURE = ExposureRequestSchema()
 
 
-def evaluate_hand(body: Any, query: Query, profiles: ProfileRegistry, *, with_evaluation: bool = False) -> Answer:
+def evaluate_hand(body: Any, query: Query, profiles: ProfileRegistry, *, with_evaluation: bool = False,
+                  language: str | None = None) -> Answer:
     """``POST /v1/evaluations`` (``evaluateHand``): one hand; ``fields`` selects members.
 
     :param with_evaluation: also give the :class:`~service.engine.hand.Evaluation` (the
         ``gnau`` command shows each card's part from it).
     :raises InvalidRequestError: naming every problem of the request.
     """
-    s, fields = load(_EVALUATION, body, query, profiles, with_fields=True)
+    s, fields = load(_EVALUATION, body, query, profiles, with_fields=True, with_lang=True, language=language)
     [row] = resolved([s.data["hand"]], s.rules).rows()
     evaluations = [HandResult(*row).evaluation()] if with_evaluation else []
-    return Answer(s.context | evaluation_data(row, fields), s.profile.name, {row[1].category.value: 1}, evaluations,
-                  s.rules)
+    return Answer(s.context | evaluation_data(row, fields, s.lang), s.profile.name, {row[1].category.value: 1},
+                  evaluations, s.rules, s.lang)
 
 
-def evaluate_hands(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
+def evaluate_hands(body: Any, query: Query, profiles: ProfileRegistry, *, language: str | None = None) -> Answer:
     """``POST /v1/evaluations/batch`` (``evaluateHands``): up to 10,000 hands, the
     evaluations as one JSON text (an ``orjson.Fragment``: no Evaluation objects, no dict
     per hand); ``fields`` selects members.
 
     :raises InvalidRequestError: naming every problem of the request.
     """
-    s, fields = load(_BATCH, body, query, profiles, with_fields=True)
+    s, fields = load(_BATCH, body, query, profiles, with_fields=True, with_lang=True, language=language)
     hands = s.data["hands"]
     if isinstance(hands, Hands):  # read in one pass: classes and orders with numpy
         resolution = resolved(hands, s.rules, sorted_codes=hands.sorted, array=hands.array)
     else:
         resolution = resolved(hands, s.rules)
-    return Answer(s.context | {"evaluations": evaluations_json(resolution, fields)}, s.profile.name,
+    return Answer(s.context | {"evaluations": evaluations_json(resolution, fields, s.lang)}, s.profile.name,
                   resolution.categories())
 
 
-def rank_hands(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
+def rank_hands(body: Any, query: Query, profiles: ProfileRegistry, *, language: str | None = None) -> Answer:
     """``POST /v1/rankings`` (``rankHands``): 2 to 1,000 hands; ``fields`` selects members.
 
     :raises InvalidRequestError: naming every problem of the request.
     """
-    s, fields = load(_RANKING, body, query, profiles, with_fields=True)
+    s, fields = load(_RANKING, body, query, profiles, with_fields=True, with_lang=True, language=language)
     answer, categories = ranking_answer(s, fields)
-    return Answer(answer, s.profile.name, categories, rules=s.rules)
+    return Answer(answer, s.profile.name, categories, rules=s.rules, lang=s.lang)
 
 
-def settle_round(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:
+def settle_round(body: Any, query: Query, profiles: ProfileRegistry, *, language: str | None = None) -> Answer:
     """``POST /v1/settlements`` (``settleRound``): a round against the dealer.
 
     :raises InvalidRequestError: naming every problem of the request.
     """
-    s, _ = load(_SETTLEMENT, body, query, profiles)
+    s, _ = load(_SETTLEMENT, body, query, profiles, with_lang=True, language=language)
     answer, categories = settlement_answer(s)
-    return Answer(answer, s.profile.name, categories, rules=s.rules)
+    return Answer(answer, s.profile.name, categories, rules=s.rules, lang=s.lang)
 
 
 def table_exposures(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:

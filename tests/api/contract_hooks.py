@@ -13,9 +13,12 @@ openapi.yaml that a schema cannot express (RULES.md sections 1, 6 and 7):
 - odds: ``opponents`` only with ``role: dealer``, and no more than the cards left seat;
 - a table seats at most ``floor(52 × decks / 5) − 1`` players besides the dealer, and the
   sum of the stakes times the largest payout stays within 2^53 − 1;
-- an overridden ``ranking`` ends with ``no_ox``;
+- an overridden ``ranking`` lists every category (so every one that is on, whatever the
+  profile), each once, ``single_ox`` then ``no_ox`` last; the categories it gave keep their order;
 - the house edge of a double bet with a commission is not computed under rules with both a
   suited bonus and ``high_card`` ties (a documented 400): such cases ask for the equal bet;
+  nor under rules with a suit category (``flush``, ``straight_flush``) unless ties are not the
+  dealer's and there is no commission (a documented 400): such cases turn those two off;
 - dealer odds are not computed under a dealer commission (a documented 400): such cases
   ask without one;
 - deals (``/v1/deals``, ``/v1/deals/verify``): no more hands than the decks deal
@@ -34,11 +37,14 @@ from urllib.parse import urlencode
 
 import schemathesis
 
-__all__ = ["canonical", "map_case"]
+__all__ = ["CATEGORIES", "canonical", "map_case"]
 
 _RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 _SUITS = {"S": "S", "H": "H", "D": "D", "C": "C", "♠": "S", "♥": "H", "♦": "D", "♣": "C"}
 _DECK = [rank + suit for rank in _RANKS for suit in "SHDC"]
+#: RULES.md 7's categories in the standard order (openapi.yaml's ``Category``).
+CATEGORIES = ["five_dukes", "five_small", "bomb", "four_dukes", "straight_flush", "dragon", "full_house", "flush",
+              "straight", "ngau_tonku", "double_ox", "single_ox", "no_ox"]
 _SAFE = 2**53 - 1
 _MAX_STAKE = 10**12
 # The largest payout the schema allows (1,000) times the largest suited multiplier (10).
@@ -127,8 +133,9 @@ def map_case(context: Any, case: Any) -> Any:
         _repair_deal(body, decks)
         return case
     rules = body.get("rules")
-    if isinstance(rules, dict) and isinstance(rules.get("ranking"), list) and "no_ox" in rules["ranking"]:
-        rules["ranking"] = [c for c in rules["ranking"] if c != "no_ox"] + ["no_ox"]
+    if isinstance(rules, dict) and isinstance(rules.get("ranking"), list):
+        given = [c for c in dict.fromkeys(rules["ranking"]) if c in CATEGORIES[:-2]]
+        rules["ranking"] = given + [c for c in CATEGORIES[:-2] if c not in given] + CATEGORIES[-2:]
     if isinstance(body.get("hand"), list):
         dead = body.get("dead")
         if body.get("role") != "dealer":  # POST /v1/odds: opponents only for the dealer
@@ -152,4 +159,6 @@ def map_case(context: Any, case: Any) -> Any:
             and rules.get("commission_bps") and rules.get("suited_bonus", "none") != "none"
             and rules.get("ties") == "high_card"):
         body["bet"] = "equal"  # the one combination the house edge does not compute (a documented 400)
+    if case.path == "/v1/analyses/house-edge" and isinstance(rules, dict):
+        rules["flush"] = rules["straight_flush"] = False  # suit categories: computed only when 0 by symmetry
     return case

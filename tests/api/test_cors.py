@@ -122,7 +122,7 @@ def test_post_with_an_unknown_query_parameter_is_a_400(app: Flask) -> None:
     response = app.test_client().post("/v1/evaluations?profile=standard&x=1", json=HAND)
     assert response.status_code == 400
     assert response.json is not None
-    assert response.json["errors"] == [{"parameter": "x", "detail": "unknown query parameter; this operation takes fields and profile"}]
+    assert response.json["errors"] == [{"parameter": "x", "detail": "unknown query parameter; this operation takes fields, lang and profile"}]
 
 
 def test_a_charset_other_than_utf8_is_a_415(app: Flask) -> None:

@@ -151,7 +151,7 @@ def test_every_problem_of_every_profile_is_reported(tmp_path: Path) -> None:
     assert str(info.value) == (
         f"{tmp_path / 'profiles.yaml'}: profile 'one': knob ties: must be one of dealer, push, high_card; "
         "knob jokers: unknown knob; profile 'two': extends must name a built-in profile "
-        "(standard, casino, tens-are-dukes, liberal, niu-niu, bull-bull), got 'vegas'"
+        "(standard, casino, tens-are-dukes, liberal, niu-niu, bull-bull, niu-niu-plus), got 'vegas'"
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 import stat
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,8 @@ from joserfc import jws
 from joserfc.errors import BadSignatureError
 from joserfc.jwk import KeySet
 
-from service.engine.rules import PROFILES, Rules, apply_overrides
+from service.engine.categories import SPECS
+from service.engine.rules import PROFILES, RULE_KNOBS, Rules, apply_overrides
 from service.http.app import create_app
 from service.receipts import (
     DEVELOPMENT_MARKER,
@@ -206,14 +208,32 @@ def test_the_contract_lists_receipt_on_exactly_the_signing_operations() -> None:
 
 
 def test_rules_sha256_is_the_whole_digest_and_rfc8785() -> None:
-    """rules_sha256 (docs/deals-and-receipts.md): SHA-256 of the RFC 8785 JSON of the rules
-    without the knobs added after the first release that hold their default."""
-    late = {"commission_bps": 0, "dealer_commission_bps": 0}
-    for rules in [p.rules for p in PROFILES.values()] + [Rules(commission_bps=500), Rules(dealer_commission_bps=1)]:
-        data = {k: v for k, v in rules.as_dict().items() if not (k in late and v == late[k])}
+    """rules_sha256 (docs/deals-and-receipts.md, normative): SHA-256 of the RFC 8785 JSON of
+    the rules without the knobs added after the first release that hold their default, and
+    without the categories added after it in ranking and payouts while they are off; the
+    page lists exactly those knobs and categories."""
+    page = (ROOT / "docs" / "deals-and-receipts.md").read_text()
+    late_knobs = dict(re.findall(r"`(\w+)` \(`?([^)`]+)`?\)",
+                                 page[page.index("<!-- late-knobs -->"):page.index("<!-- /late-knobs -->")]))
+    late_categories = re.findall(r"`(\w+)`", page[page.index("<!-- late-categories -->"):
+                                                   page.index("<!-- /late-categories -->")])
+    assert list(late_knobs) == [n for n, k in RULE_KNOBS.items() if not k.always_digested]
+    assert late_categories == [c.value for c, spec in SPECS.items() if not spec.legacy]
+    defaults = Rules().as_dict()
+    assert late_knobs == {n: json.dumps(defaults[n]).strip('"') for n in late_knobs}
+    samples = [p.rules for p in PROFILES.values()] + [
+        Rules(commission_bps=500), Rules(dealer_commission_bps=1),
+        apply_overrides(Rules(), {"straight": True, "payouts": {"flush": 9}}),
+        apply_overrides(Rules(), {"five_small_max_rank": 5, "bomb_order": "high_card"})]
+    for rules in samples:
+        data = {k: v for k, v in rules.as_dict().items() if not (k in late_knobs and v == defaults[k])}
+        off = [c for c in late_categories if not data.get(c, False)]
+        data["ranking"] = [c for c in data["ranking"] if c not in off]
+        data["payouts"] = {k: v for k, v in data["payouts"].items() if k not in off}
         assert rules.sha256() == "sha256:" + hashlib.sha256(rfc8785.dumps(data)).hexdigest()
         assert rules.digest() == rules.sha256()[:23]
-    assert PROFILES["standard"].rules.digest() == "sha256:f95d84ea30e9fbbc"  # unchanged
+    assert PROFILES["standard"].rules.sha256() == (
+        "sha256:f95d84ea30e9fbbcc0af48d99c93760bf25b70f215d032f362098d174c9b2565")  # unchanged since 1.0
 
 
 def _key_file(path: Path, marker: str = "") -> Path:

@@ -480,7 +480,7 @@ def test_standard_labels_everywhere(any_render: Rendered) -> None:
         ):
             assert labels.get(key), f"{doc['kind']} lacks label {key}"
         assert labels["app.kubernetes.io/instance"] == RELEASE
-        assert labels["app.kubernetes.io/version"] == "1.1.0"
+        assert labels["app.kubernetes.io/version"] == "1.2.0"
 
 
 def test_namespaced_resources_land_in_release_namespace(any_render: Rendered) -> None:
@@ -608,6 +608,6 @@ def test_schema_is_self_contained_and_strict() -> None:
 def test_chart_metadata() -> None:
     chart = yaml.safe_load((CHART_DIR / "Chart.yaml").read_text())
     assert chart["apiVersion"] == "v2"
-    assert chart["appVersion"] == "1.1.0"
+    assert chart["appVersion"] == "1.2.0"
     assert chart["type"] == "application"
     assert (REPO_ROOT / "helm" / "gnau-scoring" / ".helmignore").is_file()

@@ -529,9 +529,10 @@ def test_ranking_answer_is_the_schema_dump(profile: str) -> None:
 
 
 def test_commission_shares_the_evaluation_table() -> None:
-    """Commission never changes an evaluation: bull-bull evaluates with niu-niu's table, and
-    a per-request commission override needs no table of its own."""
-    niu_niu, bull_bull = PROFILES["niu-niu"].rules, PROFILES["bull-bull"].rules
+    """Commission never changes an evaluation: bull-bull without its commission evaluates
+    with bull-bull's table, and a per-request commission override needs no table of its own."""
+    bull_bull = PROFILES["bull-bull"].rules
+    niu_niu = apply_overrides(bull_bull, {"commission_bps": 0})  # bull-bull's hands, no commission
     assert table_for(bull_bull) is table_for(niu_niu)
     custom = apply_overrides(PROFILES["standard"].rules, {"commission_bps": 123, "dealer_commission_bps": 45})
     standard = table_for(PROFILES["standard"].rules)

@@ -790,6 +790,105 @@ def receipt_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
     yield "receipts/profiles", get("/v1/profiles?receipt=true", app="receipts")
     yield "receipts/jwks-query", get("/.well-known/jwks.json?receipt=true", app="receipts")
 
+#: RULES.md section 8's poker-shaped hands (issue 24), and the hands of its override rows.
+SHAPES: dict[str, list[str]] = {
+    "full-house-7": ["7S", "7H", "7D", "9C", "9H"],
+    "flush-low-straight": ["2S", "3S", "4S", "5S", "6S"],
+    "straight-k": ["9S", "10H", "JD", "QC", "KH"],
+    "straight-5": ["AS", "2H", "3D", "4C", "5H"],
+    "flush": ["2H", "5H", "9H", "JH", "KH"],
+    "full-house-4": ["4D", "4S", "4C", "KH", "KD"],
+    "full-house-j": ["JS", "JH", "JD", "QC", "QH"],
+    "five-small-full-house": ["AS", "AH", "AC", "2D", "2H"],
+    "ace-high-run": ["10S", "JH", "QD", "KC", "AH"],
+    "straight-flush-a": ["10H", "JH", "QH", "KH", "AH"],
+    "straight-flush-5": ["AS", "2S", "3S", "4S", "5S"],
+}
+#: The override of RULES.md section 8 that turns on every shape on niu-niu-plus.
+EVERY_SHAPE = {"straight_flush": True, "dragon": True, "straight_ace_high": True,
+               "ranking": ["five_small", "bomb", "straight_flush", "dragon", "full_house", "flush", "five_dukes",
+                           "straight", "single_ox", "no_ox"]}
+
+
+def shape_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """Issue 24: the poker-shaped categories, the new knobs, label keys and languages."""
+    path = "/v1/evaluations"
+    for name, hand in SHAPES.items():
+        for profile in ("niu-niu-plus", "niu-niu", "standard"):
+            yield f"evaluate/{name}/{profile}", post(_q(path, profile), {"hand": hand})
+        yield f"evaluate/{name}/every-shape", post(_q(path, "niu-niu-plus"), {"hand": hand, "rules": EVERY_SHAPE})
+    yield "evaluate/standard-full-house", post(path, {"hand": SHAPES["full-house-7"], "rules": {"full_house": True}})
+    yield "evaluate/bull-bull/five-small", post(_q(path, "bull-bull"), {"hand": ["AS", "AH", "2C", "2D", "4H"]})
+    yield "evaluate/bull-bull/four-dukes", post(_q(path, "bull-bull"), {"hand": ["10S", "JH", "QC", "QD", "KH"]})
+    yield "evaluate/small-to-five", post(path, {"hand": ["5S", "AH", "AC", "2D", "AD"], "rules": {
+        "five_small_max_rank": 5, "five_small_max_points": 10}})
+    yield "evaluate/small-any-rank", post(path, {"hand": ["AS", "AH", "AC", "2D", "AD"], "rules": {
+        "five_small_max_rank": None, "five_small_max_points": 6}})
+    yield "evaluate/bomb-high-card", post(path, {"hand": CURATED["bomb"], "rules": {"bomb": True,
+                                                                                 "bomb_order": "high_card"}})
+    for name, hand in SHAPES.items():
+        yield f"evaluate/{name}/zh-Hans", post(_q(path, "niu-niu-plus") + "&lang=zh-Hans", {"hand": hand})
+    for name in ("single-ox-0", "five-dukes", "bomb", "double-ox-k", "ngau-tonku"):
+        yield f"evaluate/{name}/zh-Hant", post(_q(path, "niu-niu") + "&lang=zh-Hant", {"hand": CURATED[name]})
+    one = {"hand": CURATED["double-ox-8"]}
+    for i, header in enumerate(["zh-CN", "zh-TW", "zh-HK, en;q=0.5", "fr, zh;q=0.1", "fr", "*", "en-GB", "zh-Hant-TW",
+                                "ZH-hans", "de;q=0, zh-Hans;q=0"]):
+        yield f"accept-language/{i}", post(path, one, headers={"X-Request-ID": f"golden-lang-{i}",
+                                                                 "Accept-Language": header})
+    yield "accept-language/query-wins", post(path + "?lang=en", one, headers={
+        "X-Request-ID": "golden-lang-query", "Accept-Language": "zh-Hant"})
+    for i, lang in enumerate(["fr", "", "zh", "zh-hans", "EN", "zh-Hans,en"]):
+        yield f"lang/{i}", post(path + f"?lang={lang}", one)
+    yield "lang/twice", post(path + "?lang=en&lang=zh-Hans", one)
+    yield "lang/fields", post(path + "?lang=zh-Hans&fields=label,label_key", one)
+    yield "lang/fields-key-only", post(path + "?lang=zh-Hans&fields=label_key,score", one)
+    yield "lang/invalid-body", post(path + "?lang=xx", {"hand": ["AS"]})
+    hands = deal(rng, 10, 2)
+    hands[:4] = [SHAPES["flush"], SHAPES["straight-k"], SHAPES["full-house-4"], SHAPES["straight-flush-5"]]
+    yield "batch/niu-niu-plus", post("/v1/evaluations/batch?profile=niu-niu-plus", {"hands": hands})
+    yield "batch/niu-niu-plus/zh-Hant", post("/v1/evaluations/batch?profile=niu-niu-plus&lang=zh-Hant&fields=label",
+                                             {"hands": hands})
+    yield "batch/every-shape", post("/v1/evaluations/batch?profile=niu-niu-plus", {"hands": hands, "rules": EVERY_SHAPE})
+    entries = [{"id": f"h{i}", "hand": h} for i, h in enumerate(hands)]
+    yield "ranking/niu-niu-plus", post("/v1/rankings?profile=niu-niu-plus", {"hands": entries})
+    yield "ranking/every-shape/zh-Hans", post("/v1/rankings?profile=niu-niu-plus&lang=zh-Hans",
+                                              {"hands": entries, "rules": EVERY_SHAPE})
+    table = {"dealer": {"hand": SHAPES["straight-k"]}, "decks": 2,
+             "players": [{"id": f"p{i}", "hand": h, "stake": 100 * (i + 1)} for i, h in enumerate(hands[2:9])]}
+    yield "settlement/niu-niu-plus", post("/v1/settlements?profile=niu-niu-plus", table)
+    yield "settlement/niu-niu-plus/zh-Hans", post("/v1/settlements?profile=niu-niu-plus&lang=zh-Hans", table)
+    yield "settlement/five-dukes-no-push", post("/v1/settlements?profile=niu-niu", {
+        "dealer": {"hand": ["JS", "QH", "KD", "JC", "QD"]}, "decks": 2, "rules": {"five_dukes_push": False},
+        "players": [{"hand": ["JH", "QS", "KC", "JD", "KH"], "stake": 10}]})
+    yield "exposures/niu-niu-plus", post("/v1/exposures?profile=niu-niu-plus", {"players": [{"stake": 10}]})
+    yield "profile/niu-niu-plus", get("/v1/profiles/niu-niu-plus")
+    yield "profile/bull-bull", get("/v1/profiles/bull-bull")
+    yield "distribution/niu-niu-plus", get("/v1/profiles/niu-niu-plus/distribution")
+    yield "distribution/niu-niu-plus/zh-Hans", get("/v1/profiles/niu-niu-plus/distribution?lang=zh-Hans")
+    yield "distribution/bull-bull", get("/v1/profiles/bull-bull/distribution")
+    yield "distribution/lang-bad", get("/v1/profiles/standard/distribution?lang=fr")
+    yield "house-edge/niu-niu-plus", get("/v1/profiles/niu-niu-plus/house-edge")
+    yield "house-edge/bull-bull/equal", get("/v1/profiles/bull-bull/house-edge?bet=equal")
+    yield "analyse-distribution/every-shape", post("/v1/analyses/distribution?profile=niu-niu-plus&lang=zh-Hant",
+                                                   {"rules": EVERY_SHAPE})
+    yield "analyse-house-edge/shapes-dealer", post("/v1/analyses/house-edge", {"rules": {
+        "straight": True, "flush": True, "full_house": True}})
+    yield "odds/niu-niu-plus/four", post("/v1/odds?profile=niu-niu-plus", {"hand": ["2S", "3S", "4S", "5S"]})
+    yield "odds/niu-niu-plus/five", post("/v1/odds?profile=niu-niu-plus&lang=zh-Hans", {"hand": SHAPES["straight-k"]})
+    yield "odds/niu-niu-plus/three", post("/v1/odds?profile=niu-niu-plus", {"hand": ["7S", "7H", "7D"]})
+    invalid = [
+        {"straight": "yes"}, {"straight_ace_high": 1}, {"flush": None}, {"full_house": "true"},
+        {"straight_flush": 0}, {"dragon": []}, {"bomb_order": "suit"}, {"five_dukes_push": "no"},
+        {"five_small_max_rank": 3}, {"five_small_max_rank": 6}, {"five_small_max_rank": "5"},
+        {"five_small_max_rank": None}, {"payouts": {"straight": -1, "full_house_7": 2}},
+        {"straight": True, "ranking": ["five_dukes", "five_small", "bomb", "four_dukes", "ngau_tonku", "double_ox",
+                                       "single_ox", "no_ox"]},
+        {"ranking": ["dragon", "joker", "single_ox", "no_ox"]},
+    ]
+    for i, rules in enumerate(invalid):
+        yield f"invalid/{i}", post(path, {"hand": CURATED["no-ox"], "rules": rules})
+
+
 
 #: The request generators, by operation group; each gets its own seeded random source.
 GROUPS: dict[str, Callable[[random.Random], Iterator[tuple[str, Entry]]]] = {
@@ -805,6 +904,8 @@ GROUPS: dict[str, Callable[[random.Random], Iterator[tuple[str, Entry]]]] = {
     # Issue 26, after every earlier group so that the earlier entries keep their request ids.
     "deals": deal_requests,
     "receipts": receipt_requests,
+    # Issue 24, after the groups before it for the same reason.
+    "shapes": shape_requests,
 }
 
 
