@@ -21,8 +21,9 @@ seating of 3 opponents on a reduced deck.
 - by classes (:func:`by_classes`, below): completions are grouped by their
   pseudo-ranks and each group is a sum over the 8,568 classes of the opponent's hand. Rules
   that use no suits need nothing else; with suits and one deck each completion is settled
-  apart, ``high_card`` ties by the top card (disjoint hands) and the suited bonus from the
-  list of suited hands (:mod:`service.engine.suited_hands`);
+  apart, ``high_card`` ties by the top card (disjoint hands), the suited bonus from the
+  list of suited hands (:mod:`service.engine.suited_hands`) and a category that depends on
+  suits (a flush) by correcting the opponent's live one-suit hands (:class:`FlushHands`);
 - otherwise (several decks with suits, or a suited bonus with ``high_card`` ties) one walk
   of the card multisets of the opponent (:mod:`service.engine.partial_walk`).
 
@@ -51,7 +52,8 @@ import numpy as np
 import numpy.typing as npt
 
 from service.engine.cards import CARDS, HAND_SIZE, Card, count_excess
-from service.engine.classes import CHOOSE, CLASS_COUNTS, PSEUDO_RANKS, class_of_counts, pseudo_rank
+from service.engine.cache import CACHE
+from service.engine.classes import CHOOSE, CLASS_COUNTS, N_CLASSES, PSEUDO_RANKS, class_of_counts, pseudo_rank
 from service.engine.distribution import labels_of
 from service.engine.evaluate import evaluate
 from service.engine.odds import Chances, OddsError, Tally, dealer_pool, odds, tie_sides, uses_suits
@@ -60,8 +62,8 @@ from service.engine.rules import Rules
 from service.engine.suited_hands import SuitedLosses
 from service.engine.tables import Table, table_for
 
-__all__ = ["ROLES", "Completion", "PartialOdds", "TopCardTies", "by_classes", "class_path_applies", "max_opponents",
-           "partial_odds"]
+__all__ = ["ROLES", "Completion", "FlushHands", "PartialOdds", "TopCardTies", "by_classes", "class_path_applies",
+           "max_opponents", "partial_odds"]
 
 ROLES = ("player", "dealer")
 
@@ -180,9 +182,13 @@ class PartialOdds(Chances):
 #     (:class:`TopCardTies`).
 #   * the suited bonus: only suited opponent hands pay more than their class says
 #     (:mod:`service.engine.suited_hands`).
+#   * a category that depends on suits (a flush, RULES.md 4.1): the class sums count every
+#     opponent hand as its class's hands that are not one suit; the few one-suit hands
+#     (at most 4 x C(13, 5) = 5,148) are then settled again as what they are
+#     (:class:`FlushHands`): their result as flushes less their result as counted.
 #
-#   Several decks, or a suited bonus together with ``high_card`` ties, go to
-#   :mod:`service.engine.partial_walk`.
+#   Several decks, a suited bonus together with ``high_card`` ties, or a suited bonus
+#   together with a flush, go to :mod:`service.engine.partial_walk`.
 #
 
 _Int64s = npt.NDArray[np.int64]
@@ -197,7 +203,9 @@ def class_path_applies(rules: Rules, left: Sequence[int]) -> bool:
     """
     if not uses_suits(rules):
         return True
-    return max(left) <= 1 and not {"payouts", "comparisons"} <= rules.suit_effects and not rules.suit_categories
+    if rules.suit_categories and "payouts" in rules.suit_effects:
+        return False
+    return max(left) <= 1 and not {"payouts", "comparisons"} <= rules.suit_effects
 
 
 def _pseudo_counts(items: Sequence[int], pseudo: bool = False) -> list[int]:
@@ -221,9 +229,10 @@ class _ScoreOrder:
     """The table's classes sorted by score, for the running sums of :class:`_Group`."""
 
     def __init__(self, table: Table) -> None:
-        self.order = np.argsort(table.scores, kind="stable")
-        self.scores = table.scores.astype(np.int64)[self.order]
-        self.payouts = table.payouts.astype(np.int64)[self.order]
+        scores = table.scores[:N_CLASSES]  # a flush table's one-suit entries: see FlushHands
+        self.order = np.argsort(scores, kind="stable")
+        self.scores = scores.astype(np.int64)[self.order]
+        self.payouts = table.payouts[:N_CLASSES].astype(np.int64)[self.order]
         self.counts = CLASS_COUNTS[self.order]
 
     def group(self, available: Sequence[int]) -> _Group:
@@ -248,8 +257,8 @@ class TopCardTies:
     """
 
     def __init__(self, table: Table, left: Sequence[int]) -> None:
-        self.scores = table.scores
-        self.payouts = table.payouts.astype(np.int64)
+        self.scores = table.scores[:N_CLASSES]
+        self.payouts = table.payouts[:N_CLASSES].astype(np.int64)
         prefix = np.zeros((53, PSEUDO_RANKS), dtype=np.int64)
         for code in range(52):
             prefix[code + 1] = prefix[code]
@@ -276,6 +285,73 @@ class TopCardTies:
             weights = np.prod(CHOOSE[available[None, :], CLASS_COUNTS[group]], axis=1)
             found = self.found[key] = (int(weights.sum()), int(np.dot(weights, self.payouts[group])))
         return found
+
+
+def _every_flush() -> tuple[_Int64s, npt.NDArray[np.uint64], _Int64s]:
+    """Every one-suit hand of one deck (5,148): codes ``(n, 5)``, card bit masks, class indexes."""
+    hands = np.array([[r * 4 + suit for r in ranks] for suit in range(4) for ranks in combinations(range(13), 5)],
+                     dtype=np.int64)
+    masks = np.bitwise_or.reduce(np.left_shift(np.uint64(1), hands.astype(np.uint64)), axis=1)
+    classes = np.array([class_of_counts(_pseudo_counts(h)) for h in hands.tolist()], dtype=np.int64)
+    return hands, masks, classes
+
+
+_EVERY_FLUSH = CACHE.constant("one-suit hands of one deck", _every_flush)
+
+
+def _mask(codes: Sequence[int]) -> np.uint64:
+    out = 0
+    for c in codes:
+        out |= 1 << c
+    return np.uint64(out)
+
+
+class FlushHands:
+    """Under rules with a category that depends on suits, one deck: the opponent's one-suit
+    hands among the cards left, each with its result as the class sums count it (its class's
+    entry for hands that are not one suit) and as what it is (its one-suit entry).
+
+    :param table: the rules' table (it tells one-suit hands apart).
+    :param left: cards left per code (each 0 or 1), before the completion is taken out.
+
+    >>> from service.engine.rules import PROFILES
+    >>> len(FlushHands(table_for(PROFILES["niu-niu-plus"].rules), [1] * 52).masks)
+    5148
+    """
+
+    def __init__(self, table: Table, left: Sequence[int]) -> None:
+        hands, masks, classes = _EVERY_FLUSH()
+        live = np.asarray(left, dtype=np.int64)[hands].all(axis=1)
+        self.masks = masks[live]
+        self.top = hands[live].max(axis=1)
+        k = classes[live]
+        scores, payouts = table.scores.astype(np.int64), table.payouts.astype(np.int64)
+        self.counted = (scores[k], payouts[k])
+        self.actual = (scores[k + N_CLASSES], payouts[k + N_CLASSES])
+
+    def correction(self, member: _Member, ctx: _Context) -> tuple[int, int, int]:
+        """What the member's wins, losses and paid-out change by when the live one-suit
+        hands are settled as what they are rather than as counted."""
+        live = (self.masks & _mask(member.extra)) == 0
+        top = max(*ctx.known, *member.extra)
+        (w1, l1, p1), (w0, l0, p0) = (self._result(member, top, live, *pair, ctx)
+                                      for pair in (self.actual, self.counted))
+        return w1 - w0, l1 - l0, p1 - p0
+
+    def _result(self, member: _Member, top: int, live: npt.NDArray[np.bool_], scores: _Int64s, payouts: _Int64s,
+                ctx: _Context) -> tuple[int, int, int]:
+        win, lose, tie = scores < member.score, scores > member.score, scores == member.score
+        if member.score not in ctx.push_scores:
+            if ctx.ties is not None and member.category in ctx.high_card:  # disjoint hands: the higher top card
+                win |= tie & (self.top < top)
+                lose |= tie & (self.top > top)
+            elif ctx.tie_me:
+                win |= tie
+            elif ctx.tie_opp:
+                lose |= tie
+        win &= live
+        lose &= live
+        return int(win.sum()), int(lose.sum()), int(payouts[lose].sum())
 
 
 @dataclass(frozen=True)
@@ -322,6 +398,7 @@ class _Context:
     ties: TopCardTies | None
     suited: SuitedLosses | None
     high_card: frozenset[str]
+    flushes: FlushHands | None = None
 
 
 def _settle(member: _Member, group: _Group, ctx: _Context) -> tuple[int, int, int]:
@@ -343,6 +420,9 @@ def _settle(member: _Member, group: _Group, ctx: _Context) -> tuple[int, int, in
             losses, paid = losses + tie_n, paid + tie_p
     if ctx.suited is not None:
         paid += ctx.suited.extra(member.score, member.extra)
+    if ctx.flushes is not None:
+        dw, dl, dp = ctx.flushes.correction(member, ctx)
+        wins, losses, paid = wins + dw, losses + dl, paid + dp
     return wins, losses, paid
 
 
@@ -375,7 +455,8 @@ def by_classes(known: Sequence[int], left: list[int], rules: Rules, role: str,
     ctx = _Context(tuple(known), _ScoreOrder(table), fd, tie_me, tie_opp,
                    TopCardTies(table, left) if "comparisons" in rules.suit_effects else None,
                    SuitedLosses(rules, table, left, missing, tie_opp, fd)
-                   if "payouts" in rules.suit_effects else None, rules.high_card_categories)
+                   if "payouts" in rules.suit_effects else None, rules.high_card_categories,
+                   FlushHands(table, left) if table.suited else None)
     avail = [0] * PSEUDO_RANKS
     by_pseudo: list[list[int]] = [[] for _ in range(PSEUDO_RANKS)]
     for code, copies in enumerate(left):

@@ -172,6 +172,12 @@ def test_three_known_cards_with_two_decks_and_dead_cards_sum_the_four_card_odds(
     ("niu-niu", "JS 9H 2C", "", "dealer"),
     ("ox-bonus-push", "5S 5H 10S 3D", "KS", "player"),
     ("hand-bonus-dealer", "2H 7H JH", "", "dealer"),
+    # A flush category (issue 24): the opponent's one-suit hands corrected one by one.
+    ("niu-niu-plus", "2S 3S 4S 5S", "", "player"),
+    ("niu-niu-plus", "7S 7H 7D", "9C", "dealer"),
+    ("shapes-dealer", "10H JH QH", "", "player"),
+    ("shapes-dealer", "AS 2S 3S 4S", "KH", "dealer"),
+    ("bomb-high-card-dealer", "JS JH JC", "", "player"),
 ])
 def test_the_class_sums_agree_with_the_multiset_walk_on_a_full_deck(name: str, known: str, dead: str,
                                                                      role: str) -> None:
