@@ -51,8 +51,8 @@ from math import comb, prod
 import numpy as np
 import numpy.typing as npt
 
-from service.engine.cards import CARDS, HAND_SIZE, Card, count_excess
 from service.engine.cache import CACHE
+from service.engine.cards import CARDS, HAND_SIZE, Card, count_excess
 from service.engine.classes import CHOOSE, CLASS_COUNTS, N_CLASSES, PSEUDO_RANKS, class_of_counts, pseudo_rank
 from service.engine.distribution import labels_of
 from service.engine.evaluate import evaluate

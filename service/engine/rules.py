@@ -157,9 +157,16 @@ class Rules:
 
     def enabled(self, category: str) -> bool:
         """Whether ``category`` (an API name) exists under these rules (its knob is on, or it
-        has none)."""
-        knob = SPECS[Category(category)].knob
-        return knob is None or bool(getattr(self, knob))
+        has none).
+
+        >>> Rules().enabled("bomb"), Rules().enabled("single_ox")
+        (False, True)
+        """
+        return category in self._enabled
+
+    @cached_property
+    def _enabled(self) -> frozenset[str]:
+        return frozenset(c.value for c, spec in SPECS.items() if spec.knob is None or getattr(self, spec.knob))
 
     @cached_property
     def suit_effects(self) -> frozenset[str]:

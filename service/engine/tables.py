@@ -49,8 +49,8 @@ from service.engine.classes import (
     class_indexes,
     one_suit,
 )
-from service.engine.hand import Evaluation, Formation, labelled, score_of, strength_token
-from service.engine.reference import Candidate, best_candidates
+from service.engine.hand import Evaluation, Formation, labelled, score_of, strength_sub, strength_token
+from service.engine.reference import SHAPES, Candidate, best_candidates
 from service.engine.rules import Rules
 
 __all__ = [
@@ -184,6 +184,25 @@ def _entry(rules: Rules, codes: Sequence[int]) -> Entry:
                  tuple(_interned_slot(c) for c in best if c.ox))
 
 
+def _one_suit_entry(rules: Rules, plain: Entry, codes: Sequence[int]) -> Entry:
+    """The entry of a class's one-suit hands (representative ``codes``): its other hands'
+    entry ``plain``, unless a category that depends on suits (RULES.md 4.1: a flush) makes
+    them stronger. Whatever else the hand can be does not depend on suits (the
+    representatives keep the ace of spades where the class has one), and two categories
+    never score alike, so this is the reference evaluator's best for ``codes``."""
+    cards = [CARDS[c] for c in codes]
+    best = plain
+    for category, spec in SPECS.items():
+        if spec.suits and rules.enabled(category):
+            for strength in SHAPES[category](cards, rules):
+                score = score_of(rules, category, strength_sub(category, strength, rules))
+                if score > best.score:
+                    key, label = labelled(category, strength)
+                    best = Entry(category, key, label, score, rules.payout(category, strength_token(category, strength)),
+                                 ())
+    return best
+
+
 def _interned_slot(candidate: Candidate) -> FormationSlot:
     c = candidate
     slot = FormationSlot(c.ox, c.ox_points, c.power, c.power_points, c.nenku)  # type: ignore[arg-type]
@@ -228,8 +247,12 @@ class Table:
         missing."""
         found = self.entries[k]
         if found is None:
-            codes = CLASSES[k][1] if k < N_CLASSES else FLUSH_CLASSES[k - N_CLASSES]
-            found = self.entries[k] = self.entry(k - N_CLASSES) if codes is None else _entry(self.rules, codes)
+            if k < N_CLASSES:
+                found = _entry(self.rules, CLASSES[k][1])
+            else:
+                codes, plain = FLUSH_CLASSES[k - N_CLASSES], self.entry(k - N_CLASSES)
+                found = plain if codes is None else _one_suit_entry(self.rules, plain, codes)
+            self.entries[k] = found
             self.filled += 1
         return found
 

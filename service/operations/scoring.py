@@ -363,7 +363,7 @@ def evaluate_hands(body: Any, query: Query, profiles: ProfileRegistry, *, langua
     else:
         resolution = resolved(hands, s.rules)
     return Answer(s.context | {"evaluations": evaluations_json(resolution, fields, s.lang)}, s.profile.name,
-                  resolution.categories())
+                  resolution.categories(), lang=s.lang)
 
 
 def rank_hands(body: Any, query: Query, profiles: ProfileRegistry, *, language: str | None = None) -> Answer:
