@@ -84,6 +84,16 @@ async function evaluations(): Promise<void> {
   });
   same([bomb.data?.profile, bomb.data?.label, bomb.data?.payout, bomb.data?.ox], ["niu-niu", "Bomb J", 5, null],
     "a Niu Niu bomb has no ox");
+  same(bomb.data?.label_key, "bomb_j", "the label's stable key");
+
+  // A poker shape under niu-niu-plus, its label in Simplified Chinese (issue 24).
+  const shape = await client.POST("/v1/evaluations", {
+    params: { query: { profile: "niu-niu-plus", lang: "zh-Hans" } },
+    body: { hand: ["7S", "7H", "7D", "9C", "9H"] },
+  });
+  same([shape.data?.category, shape.data?.label, shape.data?.label_key, shape.data?.payout],
+    ["full_house", "葫芦牛 7", "full_house_7", 6], "a full house in Chinese");
+  same(shape.response.headers.get("Content-Language"), "zh-Hans", "the answer names its language");
 
   // Deliberately invalid: the types forbid "1S" and decks 9 is over the schema's maximum.
   const bad = await client.POST("/v1/evaluations", { body: { hand: ["10S", "1S" as Card, "3D", "KC", "7D"], decks: 9 } });
@@ -191,8 +201,9 @@ async function profiles(): Promise<void> {
   operations.add("listProfiles");
   operations.add("getProfile");
   const listing = await client.GET("/v1/profiles");
-  same(listing.data?.profiles.slice(0, 5).map((p) => p.name),
-    ["standard", "casino", "tens-are-dukes", "liberal", "niu-niu"], "the built-in profiles, in order");
+  same(listing.data?.profiles.slice(0, 7).map((p) => p.name),
+    ["standard", "casino", "tens-are-dukes", "liberal", "niu-niu", "bull-bull", "niu-niu-plus"],
+    "the built-in profiles, in order");
   const niu = await client.GET("/v1/profiles/{name}", { params: { path: { name: "niu-niu" } } });
   same([niu.data?.name, niu.data?.builtin, niu.data?.rules.ties, niu.data?.rules.bomb], ["niu-niu", true, "high_card", true],
     "the niu-niu profile");

@@ -124,9 +124,10 @@ def map_case(context: Any, case: Any) -> Any:
     meta = case.meta
     if meta is None or not meta.generation.mode.is_positive or not isinstance(case.body, dict):
         return case
-    if isinstance(case.query, dict) and isinstance(case.query.get("fields"), str):
-        # A `$`-anchored pattern lets a trailing newline through (TOOLING.md); the server rightly refuses it.
-        case.query["fields"] = case.query["fields"].rstrip("\n")
+    for name in ("fields", "lang"):
+        if isinstance(case.query, dict) and isinstance(case.query.get(name), str):
+            # A `$`-anchored pattern lets a trailing newline through (TOOLING.md); the server rightly refuses it.
+            case.query[name] = case.query[name].rstrip("\n")
     body = case.body
     decks = body.get("decks", 1) if isinstance(body.get("decks", 1), int) else 1
     if case.path in ("/v1/deals", "/v1/deals/verify"):

@@ -9,9 +9,11 @@ import re
 from typing import Any
 
 import pytest
+import yaml
 from flask.testing import FlaskClient
 
 from service.engine.categories import LABEL_ROWS, LABELS, LANGUAGES, Category, label_text
+from service.languages import ALIASES, lang_value
 from tests import ROOT
 
 HAND = {"hand": ["3S", "6H", "8D", "4C", "8H"]}  # Double-Ox 8 under standard
@@ -186,3 +188,18 @@ def test_label_key_is_a_member_of_fields(client: FlaskClient) -> None:
     body = client.post("/v1/evaluations/batch?fields=label,label_key&lang=zh-Hans",
                        json={"hands": [HAND["hand"]]}).get_json()
     assert body["evaluations"] == [{"label": "孖宝 8", "label_key": "double_ox_8"}]
+
+
+def test_the_contract_accepts_exactly_the_tags_in_any_case() -> None:
+    """openapi.yaml's ``Lang`` pattern admits the offered tags and aliases in any case, and
+    nothing the service refuses."""
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
+    pattern = re.compile(spec["components"]["parameters"]["Lang"]["schema"]["pattern"])
+    tags = [*LANGUAGES, *ALIASES]
+    for tag in tags:
+        for spelled in (tag, tag.upper(), tag.lower(), tag.swapcase()):
+            assert pattern.match(spelled), spelled
+            assert lang_value(spelled) is not None, spelled
+    for other in ("fr", "en-US", "zh-Hans-CN", "zh-", "", "zh-Latn", "EN,zh"):
+        assert not pattern.match(other), other
+        assert lang_value(other) is None, other

@@ -116,6 +116,7 @@ def drive(base_url: str) -> dict[str, Any]:
             "content_type": response.headers.get("Content-Type", ""),
             "location": response.headers.get("Location"),
             "request_id": response.headers.get("X-Request-ID"),
+            "content_language": response.headers.get("Content-Language"),
             "model": type(parsed).__name__,
             "body": parsed.to_dict() if hasattr(parsed, "to_dict") else parsed,
             **extra,
@@ -130,6 +131,9 @@ def drive(base_url: str) -> dict[str, Any]:
                                                   rules=RulesOverrides(three_six_swap=False))))
         record("evaluateHand", evaluate_hand.sync_detailed(
             client=client, profile="niu-niu", body=EvaluationRequest(hand=["JS", "JH", "JC", "JD", "QH"])))
+        record("evaluateHand", evaluate_hand.sync_detailed(  # a poker shape, labels in Chinese (issue 24)
+            client=client, profile="niu-niu-plus", lang="zh-Hans",
+            body=EvaluationRequest(hand=["7S", "7H", "7D", "9C", "9H"])))
         # Bad input: the models do not check card spellings when sending, so a bad card
         # goes out as written; decks is out of range.
         record("evaluateHand", evaluate_hand.sync_detailed(
@@ -196,8 +200,8 @@ def drive(base_url: str) -> dict[str, Any]:
         record("analyseHouseEdge", analyse_house_edge.sync_detailed(
             client=client, profile="casino", body=HouseEdgeRequest(rules=RulesOverrides(ties="push"))))
         record("analyseHouseEdge", analyse_house_edge.sync_detailed(
-            client=client, profile="niu-niu", body=HouseEdgeRequest(rules=RulesOverrides(commission_bps=500),
-                                                                    bet="equal")))
+            client=client, profile="niu-niu", body=HouseEdgeRequest(  # bull-bull as RULES.md 7 has it
+                rules=RulesOverrides(commission_bps=500, five_small=False, bomb=False, four_dukes=False), bet="equal")))
 
         record("health", health.sync_detailed(client=client))
         record("readiness", readiness.sync_detailed(client=client))

@@ -130,7 +130,7 @@ def test_deals_and_receipts(seen: dict[str, list[dict[str, Any]]]) -> None:
 
 
 def test_evaluations(seen: dict[str, list[dict[str, Any]]]) -> None:
-    standard, no_swap, niu_niu, bad, _ = seen["evaluateHand"]
+    standard, no_swap, niu_niu, plus, bad, _ = seen["evaluateHand"]
     assert standard["status"] == 200
     assert standard["model"] == "EvaluationResponse"
     assert standard["request_id"] == "generated-client-1"
@@ -143,6 +143,10 @@ def test_evaluations(seen: dict[str, list[dict[str, Any]]]) -> None:
     assert no_swap["body"]["rules"]["three_six_swap"] is False
     assert (niu_niu["body"]["profile"], niu_niu["body"]["label"], niu_niu["body"]["payout"]) == (
         "niu-niu", "Bomb J", 5)
+    assert (standard["content_language"], niu_niu["body"]["label_key"]) == ("en", "bomb_j")
+    assert (plus["body"]["category"], plus["body"]["label"], plus["body"]["label_key"], plus["body"]["payout"]) == (
+        "full_house", "葫芦牛 7", "full_house_7", 6)
+    assert (plus["content_language"], plus["body"]["ox"], plus["body"]["power"]) == ("zh-Hans", None, None)
 
     assert bad["status"] == 400
     assert bad["model"] == "Problem"
@@ -225,9 +229,9 @@ def test_analyses(seen: dict[str, list[dict[str, Any]]]) -> None:
     assert [e["pointer"] for e in dead_copy["body"]["errors"]] == ["/dead/0"]
     (distribution,) = seen["getProfileDistribution"]
     assert distribution["model"] == "DistributionResponse"
-    assert distribution["body"]["labels"][0] == {"label": "Five Dukes", "category": "five_dukes", "score": 800,
-                                                 "hands": 792, "fraction": "33/108290",
-                                                 "probability": 792 / 2598960}
+    assert distribution["body"]["labels"][0] == {"label": "Five Dukes", "label_key": "five_dukes",
+                                                 "category": "five_dukes", "score": 800, "hands": 792,
+                                                 "fraction": "33/108290", "probability": 792 / 2598960}
     niu_niu, bull_bull, unknown = seen["getProfileHouseEdge"]
     assert niu_niu["body"]["house_edge"] == {"fraction": "0/1", "value": 0.0}
     assert (bull_bull["body"]["bet"], bull_bull["body"]["commission_bps"]) == ("equal", 500)
@@ -238,4 +242,4 @@ def test_analyses(seen: dict[str, list[dict[str, Any]]]) -> None:
     assert custom["body"]["rules"]["three_six_swap"] is False
     push, commission = seen["analyseHouseEdge"]
     assert (push["body"]["profile"], push["body"]["house_edge"]["fraction"]) == ("casino", "0/1")
-    assert commission["body"]["house_edge"] == bull_bull["body"]["house_edge"]  # niu-niu + 5 % = bull-bull
+    assert commission["body"]["house_edge"] == bull_bull["body"]["house_edge"]  # niu-niu + 5 %, one special = bull-bull
