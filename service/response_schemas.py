@@ -117,7 +117,7 @@ class ProfileSchema(Schema):
     builtin = fields.Boolean()
     extends = fields.String(allow_none=True)
     rules_digest = fields.Function(lambda p: p.rules.digest())
-    rules = fields.Function(lambda p: p.rules.as_dict())
+    rules = fields.Function(lambda p: p.rules.listed())
     max_payout = fields.Function(lambda p: p.rules.max_payout)
 
 

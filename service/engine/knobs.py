@@ -83,6 +83,15 @@ class Knob:
     :param suits: the knob's values under which results depend on suits, not on ranks
         alone: the analyses then visit card multisets (the card-multiset walk) for its
         effect instead of summing over rank classes.
+    :param analysed: whether the analyses (odds, house edge, distributions) take the knob
+        into account. ``False`` for a knob that bounds or settles a whole round (balance
+        caps, showdowns without a dealer, RULES.md 6.5-6.6) rather than one pair of random
+        hands: the analyses then answer as under its default and name it in their
+        ``ignored_knobs`` member while the rules set it (DECISIONS 30).
+    :param listed_at_default: whether the ``rules`` objects of the answers (and of the
+        profiles) list the knob at its default. ``False`` for the knobs of the round forms
+        added in 1.2 (RULES.md 6.4-6.6): listed only while set away from the default, so
+        every earlier answer stays byte for byte as it was.
     """
 
     kind: KnobKind
@@ -95,6 +104,8 @@ class Knob:
     always_digested: bool = False
     effect: Effect = "hands"
     suits: tuple[Any, ...] = ()
+    analysed: bool = True
+    listed_at_default: bool = True
 
     @property
     def in_tables(self) -> bool:

@@ -107,7 +107,7 @@ def load_body(schema: Schema, body: Any, profile_name: str, profiles: ProfileReg
         return None
     context: dict[str, Any] = {"profile": profile.name, "rules_digest": rules.digest()}
     if isinstance(body, dict) and body.get("rules") is not None:
-        context["rules"] = rules.as_dict()
+        context["rules"] = rules.listed()
         context["max_payout"] = rules.max_payout
     return Scoring(data, profile, rules, context)
 
