@@ -13,6 +13,13 @@ openapi.yaml that a schema cannot express (RULES.md sections 1, 6 and 7):
 - odds: ``opponents`` only with ``role: dealer``, and no more than the cards left seat;
 - a table seats at most ``floor(52 × decks / 5) − 1`` players besides the dealer, and the
   sum of the stakes times the largest payout stays within 2^53 − 1;
+- the round forms (RULES.md 6.4-6.6): each player gives ``stake`` or the table ``base``
+  (with the multiples), never both, and ``base × bid_multiple × bet_multiple`` stays within
+  10^12; balances are given exactly where the effective ``balance_caps`` takes them (the
+  built-in profiles have none; a ``rules`` override may set it), a dealer balance only
+  under ``table``; exposures take balances with ``base`` only; showdowns seat at most
+  ``floor(52 × decks / 5)`` players, caps only with ``winner_takes_all``, and their worst
+  case (every player paying every other at the largest payout) within 2^53 − 1;
 - an overridden ``ranking`` ends with ``no_ox``;
 - the house edge of a double bet with a commission is not computed under rules with both a
   suited bonus and ``high_card`` ties (a documented 400): such cases ask for the equal bet;
@@ -72,11 +79,54 @@ def _repair(hands: list[list[Any]], decks: int) -> None:
             seen[card] += 1
 
 
-def _repair_table(body: dict[str, Any], decks: int) -> None:
+def _repair_round(body: dict[str, Any], path: str) -> None:
+    """Stakes or ``base`` (never both), multiples within the stake bound, balances where the
+    caps take them (module docstring)."""
+    players = [p for p in body["players"] if isinstance(p, dict)]
+    dealer = body.get("dealer") if isinstance(body.get("dealer"), dict) else None
+    rules = body.get("rules") if isinstance(body.get("rules"), dict) else {}
+    caps = rules.get("balance_caps", "none")
+    if path == "/v1/showdowns":
+        if caps != "none" and rules.get("showdown") == "all_pairs":
+            rules["showdown"] = "winner_takes_all"
+    elif isinstance(body.get("base"), int):
+        for p in players:
+            p.pop("stake", None)
+    else:
+        for seat in [*players, dealer or {}]:
+            seat.pop("bet_multiple", None)
+            seat.pop("bid_multiple", None)
+            if path == "/v1/exposures":
+                seat.pop("balance", None)
+        for p in players:
+            p.setdefault("stake", 1)
+    if path != "/v1/exposures":
+        for p in players:
+            if caps == "none":
+                p.pop("balance", None)
+            else:
+                p.setdefault("balance", 1000)
+        if dealer is not None and caps != "table":
+            dealer.pop("balance", None)
+        elif dealer is not None:
+            dealer.setdefault("balance", 1000)
+    if isinstance(body.get("base"), int):
+        bid = dealer.get("bid_multiple", 1) if dealer is not None else 1
+        biggest = max([p.get("bet_multiple", 1) for p in players] or [1])
+        seats = max(1, len(players))
+        # the stake bound, and 2^53 - 1 over every pair of seats at the largest multiples and payout
+        cap = min(_MAX_STAKE // (bid * biggest), _SAFE // (_WORST_MULTIPLIER * seats * seats * bid * biggest * biggest))
+        body["base"] = max(1, min(body["base"], cap))
+
+
+def _repair_table(body: dict[str, Any], decks: int, path: str) -> None:
     players = body["players"]
-    del players[52 * decks // 5 - 1:]
-    if isinstance(body.get("dealer"), dict):  # a settlement; an exposure request has seats only
-        hands = [body["dealer"]["hand"]] + [p["hand"] for p in players if isinstance(p, dict)]
+    del players[52 * decks // 5 - (0 if path == "/v1/showdowns" else 1):]
+    _repair_round(body, path)
+    if path != "/v1/exposures":  # a settlement or a showdown: hands counted across the table
+        dealer = body.get("dealer")
+        hands = ([dealer["hand"]] if isinstance(dealer, dict) else []) + [p["hand"] for p in players
+                                                                           if isinstance(p, dict)]
         _repair([h for h in hands if isinstance(h, list)], decks)
     # 82 stakes of up to 10^12 at a 10,000x payout could settle beyond 2^53 - 1: keep the
     # table's worst case inside, whatever rules the case overrides.
@@ -144,8 +194,8 @@ def map_case(context: Any, case: Any) -> Any:
             hand = item.get("hand") if isinstance(item, dict) else item
             if isinstance(hand, list):
                 _repair([hand], decks)
-    if isinstance(body.get("players"), list):  # POST /v1/settlements and /v1/exposures
-        _repair_table(body, decks)
+    if isinstance(body.get("players"), list):  # settlements, showdowns and exposures
+        _repair_table(body, decks, case.path)
     if case.path == "/v1/odds" and body.get("role") == "dealer" and isinstance(rules, dict):
         rules["dealer_commission_bps"] = 0  # dealer odds are not computed under one (a documented 400)
     if (case.path == "/v1/analyses/house-edge" and isinstance(rules, dict) and body.get("bet", "double") == "double"
