@@ -42,7 +42,7 @@ wins collect and the losses pay), from which every bet type's expectation follow
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import combinations, combinations_with_replacement, product
 from math import comb, prod
@@ -54,7 +54,7 @@ from service.engine.cards import CARDS, HAND_SIZE, Card, count_excess
 from service.engine.classes import CHOOSE, CLASS_COUNTS, PSEUDO_RANKS, class_of_counts, pseudo_rank
 from service.engine.distribution import labels_of
 from service.engine.evaluate import evaluate
-from service.engine.odds import Chances, OddsError, Tally, dealer_pool, odds, tie_sides, uses_suits
+from service.engine.odds import Chances, OddsError, Tally, dealer_pool, flat_ties, odds, tie_sides, uses_suits
 from service.engine.partial_walk import by_walk
 from service.engine.rules import Rules
 from service.engine.suited_hands import SuitedLosses
@@ -476,6 +476,8 @@ def partial_odds(known: Sequence[Card], rules: Rules, dead: Sequence[Card] = (),
                            o.payout_totals[0], o.commission)
     count = by_classes if class_path_applies(rules, left) else by_walk
     tally = count(codes, left, rules, role, labels, by_label)
+    if rules.ties == "dealer" and not rules.tie_cost.by_hand:  # tie_payout: stake (RULES.md 6.4)
+        tally = flat_ties(tally, count(codes, left, replace(rules, ties="push"), role, {}, {}))
     method = "card_multisets" if uses_suits(rules) else "rank_classes"
     outcomes = tuple(Completion(label, category, score, labels[label], tuple(sorted(by_label.get(label, ()))))
                      for label, category, score in labels_of(rules) if labels.get(label))

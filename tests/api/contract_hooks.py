@@ -36,6 +36,7 @@ import the service, so a consumer can run it from a checkout against any server.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 from urllib.parse import urlencode
 
@@ -162,12 +163,25 @@ def filter_query(context: Any, query: Any) -> bool:
     return len(urlencode(query, doseq=True)) <= MAX_QUERY_BYTES
 
 
+def _valid_body_intended(meta: Any) -> bool:
+    """Whether the case's body is meant to be valid: a positive case, or a negative one whose
+    mutation is elsewhere (a header, a query parameter: schemathesis then expects the body
+    accepted whenever the mutation turns out schema-valid)."""
+    if meta.generation.mode.is_positive:
+        return True
+    location = getattr(getattr(meta.phase, "data", None), "parameter_location", None)
+    return location is not None and getattr(location, "value", location) not in ("body", None)
+
+
 @schemathesis.hook
 def map_case(context: Any, case: Any) -> Any:
     """Keep positive cases valid for the rules JSON Schema cannot state (module docstring)."""
     meta = case.meta
-    if meta is None or not meta.generation.mode.is_positive or not isinstance(case.body, dict):
+    if meta is None or not _valid_body_intended(meta) or not isinstance(case.body, dict):
         return case
+    # Coverage cases may share nested objects (the operation's example): repair a copy, or
+    # one case's repair (balances taken away, say) would undo another's.
+    case.body = copy.deepcopy(case.body)
     if isinstance(case.query, dict) and isinstance(case.query.get("fields"), str):
         # A `$`-anchored pattern lets a trailing newline through (TOOLING.md); the server rightly refuses it.
         case.query["fields"] = case.query["fields"].rstrip("\n")

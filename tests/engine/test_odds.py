@@ -46,6 +46,11 @@ RULE_SETS: dict[str, Rules] = {name: p.rules for name, p in PROFILES.items()} | 
     "commission-suited-push": apply_overrides(PROFILES["liberal"].rules, {"ties": "push", "commission_bps": 1}),
     "commission-hand-bonus-high-card": apply_overrides(
         PROFILES["standard"].rules, {"suited_bonus": "hand", "ties": "high_card", "commission_bps": 10_000}),
+    # A tie the dealer takes costs one stake (RULES.md 6.4, tie_payout; DECISIONS 30: exact).
+    "flat-tie": apply_overrides(PROFILES["standard"].rules, {"tie_payout": "stake"}),
+    "flat-tie-suited-commission": apply_overrides(PROFILES["liberal"].rules,
+                                                  {"tie_payout": "stake", "commission_bps": 333}),
+    "flat-tie-high-card": apply_overrides(PROFILES["niu-niu"].rules, {"tie_payout": "stake"}),
 }
 
 
