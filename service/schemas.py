@@ -477,7 +477,7 @@ class DealerSchema(_Strict):
     """The dealer: ``{"hand": [5 cards]}``, and ``balance`` under ``table`` caps (RULES.md 6.5)."""
 
     hand = HandField(required=True, error_messages=MESSAGES)
-    bid_multiple = Refused(NEEDS_BASE)
+    bid_multiple: fields.Field[Any] = Refused(NEEDS_BASE)
     balance = _balance_field()
 
 
@@ -502,9 +502,9 @@ class PlayerSchema(_Strict):
 
     id = _id_field()
     hand = HandField(required=True, error_messages=MESSAGES)
-    stake = _stake_field()
+    stake: fields.Field[Any] = _stake_field()
     bet = bet_field()
-    bet_multiple = Refused(NEEDS_BASE)
+    bet_multiple: fields.Field[Any] = Refused(NEEDS_BASE)
     balance = _balance_field()
 
 
@@ -647,9 +647,9 @@ class ExposureSeatSchema(_Strict):
     ``balance`` is the question of the largest bet multiple (RULES.md 6.5)."""
 
     id = _id_field()
-    stake = _stake_field()
+    stake: fields.Field[Any] = _stake_field()
     bet = bet_field()
-    bet_multiple = Refused(NEEDS_BASE)
+    bet_multiple: fields.Field[Any] = Refused(NEEDS_BASE)
     balance = _balance_field()
 
 
@@ -663,7 +663,7 @@ class BaseExposureSeatSchema(ExposureSeatSchema):
 class ExposureDealerSchema(_Strict):
     """The dealer before the deal: ``balance`` (the question of the largest bid multiple)."""
 
-    bid_multiple = Refused(NEEDS_BASE)
+    bid_multiple: fields.Field[Any] = Refused(NEEDS_BASE)
     balance = _balance_field()
 
 
@@ -742,7 +742,8 @@ class ShowdownRequestSchema(ScoringRequestSchema):
         if not decks:
             return
         errors = _seat_errors(data, decks, max_seats(decks), "")
-        players = data.get("players") if isinstance(data.get("players"), list) else []
+        given = data.get("players")
+        players: list[Any] = given if isinstance(given, list) else []
         at = [i for i, p in enumerate(players) if isinstance(p, dict) and p.get("hand")]
         _merge(errors, _excess_errors(lambda h: ("players", at[h], "hand"), [players[i]["hand"] for i in at],
                                       decks, shared=True))

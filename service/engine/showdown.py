@@ -120,7 +120,10 @@ def showdown_order(hands: Sequence[Scored], rules: Rules) -> tuple[list[int], li
     >>> showdown_order(dukes, nn)     # two Five Dukes push: both strongest, whatever the high card
     ([0, 2, 1], [1, 3, 1])
     """
-    order = sorted(range(len(hands)), key=cmp_to_key(lambda i, j: versus(hands[j], hands[i], rules) or i - j))
+    def stronger_first(i: int, j: int) -> int:
+        return versus(hands[j], hands[i], rules) or i - j
+
+    order = sorted(range(len(hands)), key=cmp_to_key(stronger_first))
     positions = [0] * len(hands)
     for n, i in enumerate(order):
         previous = order[n - 1] if n else None

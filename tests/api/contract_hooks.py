@@ -85,7 +85,7 @@ def _repair_round(body: dict[str, Any], path: str) -> None:
     caps take them (module docstring)."""
     players = [p for p in body["players"] if isinstance(p, dict)]
     dealer = body.get("dealer") if isinstance(body.get("dealer"), dict) else None
-    rules = body.get("rules") if isinstance(body.get("rules"), dict) else {}
+    rules: dict[str, Any] = body["rules"] if isinstance(body.get("rules"), dict) else {}
     caps = rules.get("balance_caps", "none")
     if path == "/v1/showdowns":
         if caps != "none" and rules.get("showdown") == "all_pairs":
