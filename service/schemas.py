@@ -525,9 +525,12 @@ def _seat_errors(data: Mapping[str, Any], decks: int, most: int, besides: str) -
     return {}
 
 
-def _product_errors(data: Mapping[str, Any], bid: int) -> dict[Any, Any]:
+def _product_errors(data: Mapping[str, Any], bid: int | None) -> dict[Any, Any]:
     """With a valid ``base``: each player whose stake, ``base × bid × bet_multiple``, is over
-    the stake bound (DECISIONS 27: the error names ``/players/i/bet_multiple``)."""
+    the stake bound (DECISIONS 27: the error names ``/players/i/bet_multiple``); ``bid`` is
+    ``None`` at a showdown (no dealer, DECISIONS 20: ``base × bet_multiple``)."""
+    product = "base × bet_multiple" if bid is None else "base × bid_multiple × bet_multiple"
+    bid = 1 if bid is None else bid
     base, players = data.get("base"), data.get("players")
     errors: dict[Any, Any] = {}
     if type(base) is not int or not isinstance(players, list):
@@ -535,8 +538,7 @@ def _product_errors(data: Mapping[str, Any], bid: int) -> dict[Any, Any]:
     for i, player in enumerate(players):
         multiple = player.get("bet_multiple", 1) if isinstance(player, dict) else 1
         if type(multiple) is int and base * bid * multiple > MAX_STAKE:
-            errors[i] = {"bet_multiple": [f"base × bid_multiple × bet_multiple is {base * bid * multiple}, over the "
-                                          f"stake bound {MAX_STAKE}"]}
+            errors[i] = {"bet_multiple": [f"{product} is {base * bid * multiple}, over the stake bound {MAX_STAKE}"]}
     return {"players": errors} if errors else {}
 
 
@@ -747,6 +749,6 @@ class ShowdownRequestSchema(ScoringRequestSchema):
         at = [i for i, p in enumerate(players) if isinstance(p, dict) and p.get("hand")]
         _merge(errors, _excess_errors(lambda h: ("players", at[h], "hand"), [players[i]["hand"] for i in at],
                                       decks, shared=True))
-        _merge(errors, _product_errors(data, 1))
+        _merge(errors, _product_errors(data, None))
         if errors:
             raise ValidationError(errors)

@@ -130,14 +130,22 @@ def load_body(schema: Schema, body: Any, profile_name: str, profiles: ProfileReg
     return Scoring(data, profile, rules, context)
 
 
+#: The knobs the balance checks read (:func:`~service.operations.rounds.balance_problems`).
+_ROUND_KNOBS = ("balance_caps", "showdown")
+
+
 def _table_problems(schema: Schema, body: Any, data: Mapping[str, Any], rules: Rules,
                     found: list[ErrorItem]) -> list[ErrorItem]:
     """The problems of a table that need the effective rules: balances against the caps
     (beside every other problem), then, for a table otherwise valid, the safe-integer bound."""
-    if isinstance(schema, (SettlementRequestSchema, ShowdownRequestSchema)):
+    overrides = body.get("rules") if isinstance(body, Mapping) else None
+    loaded = data.get("rules") or {}
+    problems: list[ErrorItem] = []
+    # Balances are checked against the caps the request asked for: not when its balance_caps
+    # or showdown override is itself refused (already listed).
+    unread = isinstance(overrides, Mapping) and any(k in overrides and k not in loaded for k in _ROUND_KNOBS)
+    if isinstance(schema, (SettlementRequestSchema, ShowdownRequestSchema)) and not unread:
         problems = balance_problems(body, rules, showdown=isinstance(schema, ShowdownRequestSchema))
-    else:
-        problems = []
     if found or problems:
         return problems
     if isinstance(schema, (SettlementRequestSchema, ExposureRequestSchema)):
