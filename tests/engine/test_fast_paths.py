@@ -453,11 +453,21 @@ def test_settlement_fast_load_equals_the_fields() -> None:
         body: dict[str, Any] = {"dealer": {"hand": text[:5]}, "players": [
             {"id": f"p{i}", "hand": text[5 * i:5 * i + 5], "stake": 10 * i} | ({"bet": "equal"} if i % 2 else {})
             for i in range(1, players + 1)]} | ({"decks": decks} if decks > 1 else {})
+        # The round forms (RULES.md 6.4-6.5): the one-pass reader declines them, the fields load them alike.
+        unstaked = [{k: v for k, v in p.items() if k != "stake"} for p in body["players"]]
+        round_forms: list[Any] = [
+            {**body, "base": 10}, {**body, "base": 10, "players": [p | {"bet_multiple": 2} for p in unstaked]},
+            {**body, "base": 10, "dealer": {**body["dealer"], "bid_multiple": 3, "balance": 9}, "players": unstaked},
+            {**body, "dealer": {**body["dealer"], "bid_multiple": 2}}, {**body, "dealer": {**body["dealer"], "balance": 5}},
+            {**body, "players": [p | {"balance": 5} for p in body["players"]]},
+            {**body, "players": [p | {"bet_multiple": 2} for p in body["players"]]},
+            {**body, "base": 10**12, "players": [p | {"bet_multiple": 2} for p in unstaked]}]
         for variant in [*_variants(body, "players", rng), {**body, "dealer": {"hand": text[5:10]}},
-                        {**body, "dealer": {"hand": text[:5], "id": "d"}}]:
+                        {**body, "dealer": {"hand": text[:5], "id": "d"}}, *round_forms]:
             fast, fields = _load_both(variant, schema)
             assert fast == fields, variant
             taken += SettlementRequestSchema._plain(variant) is not None
+        assert all(SettlementRequestSchema._plain(variant) is None for variant in round_forms)
     assert taken > 40
 
 
