@@ -111,7 +111,7 @@ def test_section_8_bid_for_banker_through_the_api_and_the_cli(
     assert [p["factors"] for p in players] == [{"base": 100, "bid_multiple": 3, "bet_multiple": m} for m in (1, 2, 3, 4)]
     assert [p["outcome"] for p in players] == ["win", "lose", "push", "win"]
     assert [p["gross"] for p in players] == gross
-    assert body["dealer"]["gross"] == dealer_gross and body["dealer"]["sweep"] is None
+    assert (body["dealer"]["gross"], body["dealer"]["sweep"]) == (dealer_gross, None)
     if cap is None:
         assert all("cap" not in p and "gross_uncapped" not in p for p in players)
     else:
@@ -119,14 +119,14 @@ def test_section_8_bid_for_banker_through_the_api_and_the_cli(
         assert [p["gross_uncapped"] for p in players] == [900, -1200, 0, 2400]
     assert gnau_json(capsys, *banker_args(caps, dealer_balance)) == body
     text = gnau_text(capsys, *banker_args(caps, dealer_balance))
-    assert "100x3x4" in text and f"{gross[3]:+d}" in text and "dealer sweep -" in text
+    assert all(part in text for part in ("100x3x4", f"{gross[3]:+d}", "dealer sweep -"))
 
 
 def test_section_8_dealer_wins_more_than_it_holds(api: FlaskClient, capsys: pytest.CaptureFixture[str]) -> None:
     seats = [("p1", "AS AH 2C 2H 4H", 10_000), ("p2", "9S 9D KS 2S 4D", 10_000), ("p3", "7S 3H JH 8C 10C", 10_000),
              ("p4", "5S 6H 7D 8H 9C", 2000)]
     body = {"base": 100, "rules": {"balance_caps": "table"},
-            "dealer": {"hand": "QH 8S 2D 4C 6C".split(), "bid_multiple": 3, "balance": 3001},
+            "dealer": {"hand": ["QH", "8S", "2D", "4C", "6C"], "bid_multiple": 3, "balance": 3001},
             "players": [{"id": name, "hand": hand.split(), "bet_multiple": i + 1, "balance": balance}
                         for i, (name, hand, balance) in enumerate(seats)]}
     answer = post(api, "/v1/settlements", body, "niu-niu")
@@ -186,10 +186,11 @@ def test_section_8_showdowns_through_the_api_and_the_cli(api: FlaskClient, capsy
     assert [p["gross"] for p in body["players"]] == [p["amount"] for p in body["players"]] == gross
     assert body["strongest"] == [{"index": 0, "id": "s1"}]
     assert [(e["id"], e["position"]) for e in body["ranking"]] == [("s1", 1), ("s2", 2), ("s3", 3), ("s4", 4)]
-    assert body["house"] == 0 and all("cap" not in p for p in body["players"])
+    assert body["house"] == 0
+    assert all("cap" not in p for p in body["players"])
     assert gnau_json(capsys, *showdown_args(rules)) == body
     text = gnau_text(capsys, *showdown_args(rules))
-    assert "strongest s1" in text and f"{gross[3]:+d}" in text
+    assert all(part in text for part in ("strongest s1", f"{gross[3]:+d}"))
 
 
 def test_section_8_showdown_with_caps(api: FlaskClient, capsys: pytest.CaptureFixture[str]) -> None:
@@ -203,8 +204,8 @@ def test_section_8_showdown_with_caps(api: FlaskClient, capsys: pytest.CaptureFi
 
 def test_section_8_standard_showdown_with_two_strongest(api: FlaskClient, capsys: pytest.CaptureFixture[str]) -> None:
     body = post(api, "/v1/showdowns", {"base": 10, "players": [
-        {"id": "s1", "hand": "10H 9D AC 7D 4S".split()}, {"id": "s2", "hand": "10C 9S AH 7C 4D".split()},
-        {"id": "s3", "hand": "10S 9H 8D 4C 4H".split(), "bet_multiple": 3}]})
+        {"id": "s1", "hand": ["10H", "9D", "AC", "7D", "4S"]}, {"id": "s2", "hand": ["10C", "9S", "AH", "7C", "4D"]},
+        {"id": "s3", "hand": ["10S", "9H", "8D", "4C", "4H"], "bet_multiple": 3}]})
     assert [p["gross"] for p in body["players"]] == [15, 15, -30]
     assert body["strongest"] == [{"index": 0, "id": "s1"}, {"index": 1, "id": "s2"}]
     cli = gnau_json(capsys, "showdown", "--base", "10", "--player", "s1:10H 9D AC 7D 4S", "--player",
@@ -219,15 +220,18 @@ def test_section_8_standard_showdown_with_two_strongest(api: FlaskClient, capsys
 def test_members_appear_only_when_used(api: FlaskClient) -> None:
     hands = [["10S", "9H", "8D", "4C", "4H"], ["10H", "9D", "AD", "7C", "4S"]]
     plain = post(api, "/v1/settlements", {"dealer": {"hand": hands[0]}, "players": [{"hand": hands[1], "stake": 7}]})
-    assert "sweep" not in plain["dealer"] and set(plain["players"][0]) == {
+    assert "sweep" not in plain["dealer"]
+    assert set(plain["players"][0]) == {
         "id", "evaluation", "stake", "bet", "outcome", "gross", "commission", "amount", "exposure"}
     based = post(api, "/v1/settlements", {"base": 7, "dealer": {"hand": hands[0]}, "players": [{"hand": hands[1]}]})
-    assert "sweep" in based["dealer"] and {"factors"} == set(based["players"][0]) - set(plain["players"][0])
+    assert "sweep" in based["dealer"]
+    assert {"factors"} == set(based["players"][0]) - set(plain["players"][0])
     capped = post(api, "/v1/settlements", {"dealer": {"hand": hands[0]}, "players": [
         {"hand": hands[1], "stake": 7, "balance": 3}], "rules": {"balance_caps": "players"}})
-    assert "sweep" not in capped["dealer"] and {"gross_uncapped", "cap"} == set(capped["players"][0]) - set(
+    assert "sweep" not in capped["dealer"]
+    assert {"gross_uncapped", "cap"} == set(capped["players"][0]) - set(
         plain["players"][0])
-    assert capped["players"][0]["gross"] == 3 and capped["players"][0]["cap"] == "player_balance"
+    assert (capped["players"][0]["gross"], capped["players"][0]["cap"]) == (3, "player_balance")
 
 
 def _errors(api: FlaskClient, path: str, body: Any, profile: str = "standard") -> list[str]:
@@ -302,30 +306,32 @@ def test_exposures_with_the_dealer_object(api: FlaskClient, capsys: pytest.Captu
             "--seat", "p1:x1", "--seat", "p2:x2", "--seat", "p3:x3", "--seat", "p4:x4", "--bet", "double", "--bet",
             "double", "--bet", "equal", "--bet", "double"]
     cli = gnau_json(capsys, *args, "--balance", "500", "--balance", "10000", "--balance", "10000", "--balance", "0")
-    assert cli["dealer"] == answer["dealer"] and cli["players"][:3] == answer["players"][:3]
+    assert (cli["dealer"], cli["players"][:3]) == (answer["dealer"], answer["players"][:3])
 
 
 def test_showdown_receipts(api: FlaskClient) -> None:
     answer = api.post("/v1/showdowns?profile=niu-niu&receipt=true", json=showdown_body()).get_json()
-    header, payload, _ = answer["receipt"].split(".")
+    _header, payload, _ = answer["receipt"].split(".")
     import base64
 
     claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
     assert claims["operation"] == "settleShowdown"
     bad = api.post("/v1/showdowns?receipt=maybe", json=showdown_body())
-    assert bad.status_code == 400 and bad.get_json()["errors"][0]["parameter"] == "receipt"
+    assert (bad.status_code, bad.get_json()["errors"][0]["parameter"]) == (400, "receipt")
 
 
 def test_analyses_name_the_knobs_they_ignore(api: FlaskClient) -> None:
     hand = ["10S", "7H", "3D", "KC", "7D"]
     plain = post(api, "/v1/odds", {"hand": hand})
     capped = post(api, "/v1/odds", {"hand": hand, "rules": {"balance_caps": "table", "showdown": "all_pairs"}})
-    assert "ignored_knobs" not in plain and capped["ignored_knobs"] == ["balance_caps", "showdown"]
-    assert capped["expected_net"] == plain["expected_net"] and capped["bets"] == plain["bets"]
+    assert "ignored_knobs" not in plain
+    assert capped["ignored_knobs"] == ["balance_caps", "showdown"]
+    assert (capped["expected_net"], capped["bets"]) == (plain["expected_net"], plain["bets"])
     no_ox = ["10S", "9H", "8D", "4C", "4H"]  # a tie with another No Ox costs 0 by the hand, one stake flat
     flat = post(api, "/v1/odds", {"hand": no_ox, "rules": {"tie_payout": "stake"}})
     by_hand = post(api, "/v1/odds", {"hand": no_ox})
-    assert "ignored_knobs" not in flat and flat["lose"] == by_hand["lose"]
+    assert "ignored_knobs" not in flat
+    assert flat["lose"] == by_hand["lose"]
     assert flat["bets"]["double"]["expected_net"]["value"] < by_hand["bets"]["double"]["expected_net"]["value"]
     assert flat["bets"]["equal"] == by_hand["bets"]["equal"]
     edge = post(api, "/v1/analyses/house-edge", {"rules": {"showdown_stake": "loser_x_winner"}})

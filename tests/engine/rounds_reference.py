@@ -117,9 +117,12 @@ def reference_settlement(dealer: Hand, players: Sequence[Hand], rules: dict[str,
         step1 = [min(abs(g), b) * (1 if g > 0 else -1) for g, b in zip(uncapped, balances, strict=True)]
         capped = list(step1)
         total = sum(step1)
-        if rules["balance_caps"] == "table" and abs(total) > dealer_balance:  # type: ignore[operator]
-            xs = [Fraction(c * dealer_balance, abs(total)) for c in step1]  # type: ignore[operator]
-            target = dealer_balance if total > 0 else -dealer_balance  # type: ignore[operator]
+        if rules["balance_caps"] == "table":
+            assert dealer_balance is not None
+        if rules["balance_caps"] == "table" and abs(total) > (dealer_balance or 0):
+            assert dealer_balance is not None
+            xs = [Fraction(c * dealer_balance, abs(total)) for c in step1]
+            target = dealer_balance if total > 0 else -dealer_balance
             capped = _largest_remainders(xs, target, list(range(len(xs))))
         for i, (g, c1, c) in enumerate(zip(uncapped, step1, capped, strict=True)):
             caps[i] = None if c == g else "dealer_balance" if c != c1 else "player_balance"
@@ -182,7 +185,8 @@ def reference_showdown(hands: Sequence[Hand], multiples: Sequence[int], base: in
     by_loser: set[int] = set()
     by_winner: set[int] = set()
     if rules["balance_caps"] != "none":
-        assert balances is not None and rules["showdown"] == "winner_takes_all"
+        assert balances is not None
+        assert rules["showdown"] == "winner_takes_all"
         w = len(strongest)
         for (loser, winner), v in pay.items():
             limit = math.floor(Fraction(balances[loser], w))

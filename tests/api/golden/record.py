@@ -800,7 +800,7 @@ SHOWDOWN_PLAYERS = [("s1", ["JS", "9H", "AD", "5C", "5D"], 2), ("s2", ["7S", "3H
                     ("s3", ["9S", "9D", "KS", "2H", "4D"], 4), ("s4", ["2S", "5H", "8D", "7C", "QH"], 3)]
 
 
-def _banker(balances: list[int] | None = None, dealer_balance: int | None = None) -> dict[str, Any]:
+def _banker(balances: list[Any] | None = None, dealer_balance: int | None = None) -> dict[str, Any]:
     dealer: dict[str, Any] = {"hand": BANKER_DEALER, "bid_multiple": 3}
     if dealer_balance is not None:
         dealer["balance"] = dealer_balance
@@ -839,7 +839,7 @@ def round_settlement_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]
         {"id": "p2", "hand": ["9S", "9D", "KS", "2S", "4D"], "bet_multiple": 2, "balance": 10_000},
         {"id": "p3", "hand": ["7S", "3H", "JH", "8C", "10C"], "bet_multiple": 3, "balance": 10_000},
         {"id": "p4", "hand": ["5S", "6H", "7D", "8H", "9C"], "bet_multiple": 4, "balance": 2000}]})
-    tie = {"dealer": {"hand": ["10S", "9H", "AD", "7C", "4H"]}, "players": [
+    tie: dict[str, Any] = {"dealer": {"hand": ["10S", "9H", "AD", "7C", "4H"]}, "players": [
         {"id": "tied", "hand": ["10H", "9D", "AC", "7D", "4S"], "stake": 100},
         {"id": "no-ox", "hand": ["2S", "3H", "8D", "9C", "KH"], "stake": 100, "bet": "equal"}]}
     yield "tie-payout/hand", post(path, tie)
