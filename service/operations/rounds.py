@@ -32,6 +32,16 @@ def _objects(body: Any, key: str) -> list[tuple[int, Mapping[str, Any]]]:
     return [(i, item) for i, item in enumerate(items) if isinstance(item, Mapping)] if isinstance(items, list) else []
 
 
+def _any_balance(body: Any) -> bool:
+    """Whether the body gives a balance anywhere (a player's or the dealer's)."""
+    if type(body) is not dict:
+        return False
+    players, dealer = body.get("players"), body.get("dealer")
+    if type(dealer) is dict and "balance" in dealer:
+        return True
+    return type(players) is list and any(type(p) is dict and "balance" in p for p in players)
+
+
 def _rules_source(body: Any, *knobs: str) -> ErrorItem:
     """Where a problem of the effective rules comes from: the first of ``knobs`` the body's
     ``rules`` overrides (``/rules/<knob>``), else the profile."""
@@ -58,6 +68,8 @@ def balance_problems(body: Any, rules: Rules, *, showdown: bool = False) -> list
     [{'pointer': '/players/0/balance', 'detail': 'balances are taken only under balance_caps players or table (RULES.md 6.5); these rules have none'}]
     """
     caps = rules.balance_caps
+    if caps == "none" and not _any_balance(body):  # the common table: nothing to judge
+        return []
     errors: list[ErrorItem] = []
     for i, player in _objects(body, "players"):
         if caps == "none" and "balance" in player:

@@ -138,21 +138,27 @@ def _table_problems(schema: Schema, body: Any, data: Mapping[str, Any], rules: R
                     found: list[ErrorItem]) -> list[ErrorItem]:
     """The problems of a table that need the effective rules: balances against the caps
     (beside every other problem), then, for a table otherwise valid, the safe-integer bound."""
-    overrides = body.get("rules") if isinstance(body, Mapping) else None
-    loaded = data.get("rules") or {}
+    kind = type(schema)  # the operations' own schema objects (a settlement on the hot path)
     problems: list[ErrorItem] = []
-    # Balances are checked against the caps the request asked for: not when its balance_caps
-    # or showdown override is itself refused (already listed).
-    unread = isinstance(overrides, Mapping) and any(k in overrides and k not in loaded for k in _ROUND_KNOBS)
-    if isinstance(schema, (SettlementRequestSchema, ShowdownRequestSchema)) and not unread:
-        problems = balance_problems(body, rules, showdown=isinstance(schema, ShowdownRequestSchema))
+    if (kind is SettlementRequestSchema or kind is ShowdownRequestSchema) and not _caps_unread(body, data):
+        problems = balance_problems(body, rules, showdown=kind is ShowdownRequestSchema)
     if found or problems:
         return problems
-    if isinstance(schema, (SettlementRequestSchema, ExposureRequestSchema)):
+    if kind is SettlementRequestSchema or kind is ExposureRequestSchema:
         return safe_integer_problems(data, rules)
-    if isinstance(schema, ShowdownRequestSchema):
+    if kind is ShowdownRequestSchema:
         return showdown_integer_problems(data, rules)
     return []
+
+
+def _caps_unread(body: Any, data: Mapping[str, Any]) -> bool:
+    """Whether the body's ``balance_caps`` or ``showdown`` override was itself refused (then
+    the balances are not judged against the profile's caps: the refusal is listed)."""
+    overrides = body.get("rules") if type(body) is dict else None
+    if not isinstance(overrides, Mapping):
+        return False
+    loaded = data.get("rules") or {}
+    return any(k in overrides and k not in loaded for k in _ROUND_KNOBS)
 
 
 class Answer(NamedTuple):
