@@ -214,7 +214,7 @@ def test_batch_endpoint_with_overrides(client: FlaskClient) -> None:
     hands = random_hands(300, 1, seed=9)
     body = client.post("/v1/evaluations/batch", json={"hands": texts(hands), "rules": overrides}).get_json()
     assert list(body) == ["profile", "rules_digest", "rules", "max_payout", "evaluations"]
-    assert body["rules"] == rules.as_dict()
+    assert body["rules"] == rules.listed()
     assert body["evaluations"] == expected(hands, rules)
 
 
