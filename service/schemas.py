@@ -19,7 +19,6 @@ from service.engine.batch import read_hands
 from service.engine.bets import BETS, DEFAULT_BET
 from service.engine.caps import MAX_BALANCE
 from service.engine.cards import (
-    DECK_SIZE,
     HAND_SIZE,
     MAX_DECKS,
     count_excess,
@@ -30,6 +29,15 @@ from service.engine.cards import (
 from service.engine.knobs import Knob
 from service.engine.rules import RULE_KNOBS
 from service.engine.settle import MAX_MULTIPLE, MAX_STAKE
+from service.one_pass import (
+    MAX_ID_LENGTH,
+    max_players,
+    max_seats,
+    plain_decks,
+    plain_hands,
+    plain_settlement,
+    plain_showdown,
+)
 
 __all__ = [
     "MESSAGES",
@@ -50,16 +58,6 @@ __all__ = [
 
 MAX_BATCH = 10_000
 MAX_RANKING = 1_000
-MAX_ID_LENGTH = 128
-
-
-def max_players(decks: int) -> int:
-    """How many players a table can seat besides the dealer: ``floor(52 * decks / 5) - 1``.
-
-    >>> max_players(1), max_players(8)
-    (9, 82)
-    """
-    return DECK_SIZE * decks // HAND_SIZE - 1
 
 
 def _messages(problems: Mapping[Any, str]) -> dict[Any, list[str]]:
@@ -303,30 +301,6 @@ class RankingEntrySchema(_Strict):
     hand = HandField(required=True, error_messages=MESSAGES)
 
 
-def _plain_decks(data: Mapping[str, Any]) -> int | None:
-    """``decks`` as the fields would load it when it is plainly valid (default 1), else ``None``."""
-    decks = data.get("decks", 1)
-    return decks if type(decks) is int and 1 <= decks <= MAX_DECKS else None
-
-
-def _plain_id(entry: Mapping[str, Any]) -> tuple[bool, str | None]:
-    """An entry's ``id`` as the fields would load it (``None`` when absent), and whether it
-    is plainly valid."""
-    if "id" not in entry:
-        return True, None
-    value = entry["id"]
-    return type(value) is str and len(value) <= MAX_ID_LENGTH, value
-
-
-def _plain_hands(hands: list[Any], decks: int, shared: bool) -> Sequence[Sequence[int]] | None:
-    """The hands' codes when every hand is five known cards within ``decks`` copies of each
-    (counted across the hands when ``shared``), else ``None``."""
-    codes, problems = read_hands(hands)
-    if problems or count_excess(codes, decks, shared=shared):
-        return None
-    return codes  # type: ignore[return-value]  # no problems: no None codes
-
-
 class Entries(Sequence[dict[str, Any]]):
     """Loaded ranking entries read in one pass: their ids and their hands' codes (as one
     :class:`~service.engine.batch.Hands` from 48 hands on), each entry ``{"id", "hand"}``
@@ -393,7 +367,7 @@ class RankingRequestSchema(ScoringRequestSchema):
     def _plain(data: Any) -> dict[str, Any] | None:
         if type(data) is not dict or not data.keys() <= {"hands", "decks"}:
             return None
-        decks, entries = _plain_decks(data), data.get("hands")
+        decks, entries = plain_decks(data), data.get("hands")
         if decks is None or type(entries) is not list or not 2 <= len(entries) <= MAX_RANKING:
             return None
         # Checked a whole list at a time (C loops, no call per entry): objects holding a
@@ -408,7 +382,7 @@ class RankingRequestSchema(ScoringRequestSchema):
             named = [i for i in ids if i is not None]
             if len(named) != given or set(map(type, named)) != {str} or max(map(len, named)) > MAX_ID_LENGTH:
                 return None
-        codes = _plain_hands(list(map(itemgetter("hand"), entries)), decks, shared=False)
+        codes = plain_hands(list(map(itemgetter("hand"), entries)), decks, shared=False)
         if codes is None:
             return None
         return {"decks": decks, "rules": None, "hands": Entries(ids, codes)}
@@ -492,10 +466,6 @@ def bet_field() -> fields.String:
     return _choice(*BETS, load_default=DEFAULT_BET)
 
 
-#: The members a player of a settlement may have on the one-pass path.
-_PLAYER_KEYS = frozenset({"id", "hand", "stake", "bet"})
-
-
 class PlayerSchema(_Strict):
     """A player: ``{"id": "optional", "hand": [5 cards], "stake": 100, "bet": "double"}``, and
     ``balance`` under caps (RULES.md 6.5)."""
@@ -575,9 +545,9 @@ class SettlementRequestSchema(ScoringRequestSchema):
     player's ``stake`` is their product. Balances (6.5) are loaded as given; whether the
     rules take them is checked with the rules (:mod:`service.operations.scoring`).
 
-    The common body (a dealer, players with ``hand``, ``stake`` and optional ``id`` and
-    ``bet``, all valid, and ``decks`` at most) loads in one pass, without the field machinery
-    (the same data: the tests compare the two); anything else goes through the fields.
+    A plainly valid body (either form, balances included, no ``rules``) loads in one pass
+    (:func:`~service.one_pass.plain_settlement`), without the field machinery (the same data:
+    the tests compare the two); anything else goes through the fields.
     """
 
     dealer = ByBase(_nested(DealerSchema), _nested(BaseDealerSchema), required=True)
@@ -595,27 +565,7 @@ class SettlementRequestSchema(ScoringRequestSchema):
 
     @staticmethod
     def _plain(data: Any) -> dict[str, Any] | None:
-        if type(data) is not dict or not {"dealer", "players"} <= data.keys() <= {"dealer", "players", "decks"}:
-            return None
-        decks, dealer, players = _plain_decks(data), data["dealer"], data["players"]
-        if (decks is None or type(dealer) is not dict or dealer.keys() != {"hand"} or type(players) is not list
-                or not 1 <= len(players) <= max_players(decks)):
-            return None
-        seats: list[dict[str, Any]] = []
-        for player in players:
-            if type(player) is not dict or not {"hand", "stake"} <= player.keys() <= _PLAYER_KEYS:
-                return None
-            good, value = _plain_id(player)
-            stake, bet = player["stake"], player.get("bet", DEFAULT_BET)
-            if not good or type(stake) is not int or not 1 <= stake <= MAX_STAKE or type(bet) is not str or bet not in BETS:
-                return None
-            seats.append({"id": value, "stake": stake, "bet": bet})
-        codes = _plain_hands([dealer["hand"], *(p["hand"] for p in players)], decks, shared=True)
-        if codes is None:
-            return None
-        return {"decks": decks, "rules": None, "dealer": {"hand": list(codes[0])},
-                "players": [{"id": s["id"], "hand": list(h), "stake": s["stake"], "bet": s["bet"]}
-                            for s, h in zip(seats, codes[1:], strict=True)]}
+        return plain_settlement(data)
 
     @validates_schema(skip_on_field_errors=False)
     def _check_table(self, data: Mapping[str, Any], **kwargs: Any) -> None:
@@ -706,15 +656,6 @@ class ExposureRequestSchema(ScoringRequestSchema):
         return _with_stakes(data)
 
 
-def max_seats(decks: int) -> int:
-    """How many players a showdown seats (no dealer): ``floor(52 * decks / 5)`` (DECISIONS 20).
-
-    >>> max_seats(1), max_seats(8)
-    (10, 83)
-    """
-    return DECK_SIZE * decks // HAND_SIZE
-
-
 class ShowdownPlayerSchema(_Strict):
     """A player of a showdown: ``{"id": "optional", "hand": [5 cards], "bet_multiple": 1}``,
     and ``balance`` under caps (RULES.md 6.6). No stake and no bet type: the amounts come from
@@ -737,6 +678,15 @@ class ShowdownRequestSchema(ScoringRequestSchema):
 
     base = _base_field(required=True)
     players = BoundedList(_nested(ShowdownPlayerSchema), 2, max_seats(MAX_DECKS), "players", required=True)
+
+    def load(self, data: Any, *args: Any, **kwargs: Any) -> Any:
+        """marshmallow's ``load``, with the one-pass path for a plainly valid body
+        (:func:`~service.one_pass.plain_showdown`)."""
+        if not args and not kwargs:
+            fast = plain_showdown(data)
+            if fast is not None:
+                return fast
+        return super().load(data, *args, **kwargs)
 
     @validates_schema(skip_on_field_errors=False)
     def _check_table(self, data: Mapping[str, Any], **kwargs: Any) -> None:

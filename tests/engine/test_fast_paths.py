@@ -453,7 +453,8 @@ def test_settlement_fast_load_equals_the_fields() -> None:
         body: dict[str, Any] = {"dealer": {"hand": text[:5]}, "players": [
             {"id": f"p{i}", "hand": text[5 * i:5 * i + 5], "stake": 10 * i} | ({"bet": "equal"} if i % 2 else {})
             for i in range(1, players + 1)]} | ({"decks": decks} if decks > 1 else {})
-        # The round forms (RULES.md 6.4-6.5): the one-pass reader declines them, the fields load them alike.
+        # The round forms (RULES.md 6.4-6.5): the one-pass reader takes the valid ones, and loads them as the
+        # fields do.
         unstaked = [{k: v for k, v in p.items() if k != "stake"} for p in body["players"]]
         round_forms: list[Any] = [
             {**body, "base": 10}, {**body, "base": 10, "players": [p | {"bet_multiple": 2} for p in unstaked]},
@@ -467,8 +468,36 @@ def test_settlement_fast_load_equals_the_fields() -> None:
             fast, fields = _load_both(variant, schema)
             assert fast == fields, variant
             taken += SettlementRequestSchema._plain(variant) is not None
-        assert all(SettlementRequestSchema._plain(variant) is None for variant in round_forms)
+        assert [SettlementRequestSchema._plain(variant) is not None for variant in round_forms] == [
+            False, True, True, False, True, True, False, False]
     assert taken > 40
+
+
+def test_showdown_fast_load_equals_the_fields() -> None:
+    from service.one_pass import plain_showdown
+    from service.schemas import ShowdownRequestSchema
+
+    rng = random.Random(23)
+    schema = ShowdownRequestSchema()
+    taken = 0
+    for players, decks in ((2, 1), (10, 1), (11, 2), (30, 4)):
+        shoe = rng.sample([c for c in range(52) for _ in range(decks)], 5 * players)
+        text = [CARDS[c].text for c in shoe]
+        body: dict[str, Any] = {"base": 10, "players": [
+            {"id": f"p{i}", "hand": text[5 * i:5 * i + 5]} | ({"bet_multiple": i % 100 + 1} if i % 2 else {})
+            | ({"balance": 10 * i} if i % 3 else {}) for i in range(players)]} | ({"decks": decks} if decks > 1 else {})
+        variants = [*_variants(body, "players", rng), {k: v for k, v in body.items() if k != "base"},
+                    {**body, "base": 0}, {**body, "base": 10**12}, {**body, "base": True}, {**body, "dealer": {}},
+                    {**body, "players": [p | {"bet_multiple": 101} for p in body["players"]]},
+                    {**body, "players": [p | {"balance": -1} for p in body["players"]]},
+                    {**body, "players": [p | {"stake": 5} for p in body["players"]]},
+                    {**body, "players": body["players"][:1]}]
+        for variant in variants:
+            fast, fields = _load_both(variant, schema)
+            assert fast == fields, variant
+            taken += plain_showdown(variant) is not None
+        assert plain_showdown(body) is not None
+    assert taken > 12
 
 
 @pytest.mark.parametrize("profile", PROFILE_NAMES)
