@@ -117,7 +117,8 @@ def _plain_player(player: Any, base: int | None, bid: int) -> dict[str, Any] | N
         stake = player["stake"]
     else:
         multiple = player.get("bet_multiple", 1)
-        if "hand" not in keys or not keys <= _BASE_PLAYER_KEYS or not _within(multiple, 1, MAX_MULTIPLE):
+        if "hand" not in keys or not keys <= _BASE_PLAYER_KEYS or type(multiple) is not int or not (
+                1 <= multiple <= MAX_MULTIPLE):
             return None
         stake = base * bid * multiple
     good, value = plain_id(player)
@@ -128,9 +129,9 @@ def _plain_player(player: Any, base: int | None, bid: int) -> dict[str, Any] | N
     if base is not None and "bet_multiple" in keys:
         seat["bet_multiple"] = player["bet_multiple"]
     if "balance" in keys:
-        if not _within(player["balance"], 0, MAX_BALANCE):
+        balance = seat["balance"] = player["balance"]
+        if type(balance) is not int or not 0 <= balance <= MAX_BALANCE:
             return None
-        seat["balance"] = player["balance"]
     return seat
 
 

@@ -10,16 +10,15 @@ the stakes' minor unit; the scaling is done in exact integer arithmetic (no floa
 The second bid-for-banker example of RULES.md section 8 (``table`` caps, dealer balance
 1,000; p1's balance 500, the others 10,000):
 
->>> [(c.gross, c.cap) for c in cap_round([900, -1200, 0, 2400], [500, 10_000, 10_000, 10_000], 1000)]
+>>> [(gross, cap) for gross, _, cap in cap_round([900, -1200, 0, 2400], [500, 10_000, 10_000, 10_000], 1000)]
 [(294, 'dealer_balance'), (-706, 'dealer_balance'), (0, None), (1412, 'dealer_balance')]
->>> [(c.gross, c.cap) for c in cap_round([900, -1200, 0, 2400], [500, 10_000, 10_000, 10_000], None)]
+>>> [(gross, cap) for gross, _, cap in cap_round([900, -1200, 0, 2400], [500, 10_000, 10_000, 10_000], None)]
 [(500, 'player_balance'), (-1200, None), (0, None), (2400, None)]
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
 __all__ = ["DEALER_BALANCE", "LOSER_BALANCE", "MAX_BALANCE", "PLAYER_BALANCE", "WINNER_BALANCE", "Capped",
            "cap_round", "scale_to"]
@@ -37,18 +36,10 @@ WINNER_BALANCE = "winner_balance"
 LOSER_BALANCE = "loser_balance"
 
 
-class Capped(NamedTuple):
-    """One player's gross after caps.
-
-    :param gross: the capped gross, signed from the player's side.
-    :param uncapped: the gross before caps (section 6's result).
-    :param cap: ``None`` when the two are equal, else why they differ
-        (:data:`DEALER_BALANCE`, :data:`PLAYER_BALANCE`).
-    """
-
-    gross: int
-    uncapped: int
-    cap: str | None
+#: One player's gross after caps: ``(gross, uncapped, cap)``: the capped gross (signed from
+#: the player's side), the gross before caps (section 6's result), and ``None`` when the two
+#: are equal, else why they differ (:data:`DEALER_BALANCE`, :data:`PLAYER_BALANCE`).
+Capped = tuple[int, int, str | None]
 
 
 def scale_to(values: Sequence[int], target: int) -> list[int]:
@@ -96,22 +87,19 @@ def cap_round(gross: Sequence[int], balances: Sequence[int], dealer_balance: int
     :param gross: each player's gross before caps, signed from the player's side.
     :param balances: each player's balance (0 to :data:`MAX_BALANCE`), same order.
     :param dealer_balance: the dealer's balance under ``table`` caps; ``None`` under ``players``.
-    :return: one :class:`Capped` per player, in order: every ``|gross|`` within its balance,
-        and within ``dealer_balance`` summed.
+    :return: one :data:`Capped` ``(gross, uncapped, cap)`` per player, in order: every
+        ``|gross|`` within its balance, and within ``dealer_balance`` summed.
     :raises ValueError: ``balances`` of another length.
 
     >>> cap_round([1500, -1800, -2700, -3600], [10_000, 10_000, 10_000, 2000], 3001)[3]
-    Capped(gross=-1200, uncapped=-3600, cap='dealer_balance')
+    (-1200, -3600, 'dealer_balance')
     """
     if len(balances) != len(gross):
         raise ValueError("give one balance per player")
-    capped = [g if abs(g) <= b else (b if g > 0 else -b) for g, b in zip(gross, balances, strict=True)]
+    capped = [g if -b <= g <= b else (b if g > 0 else -b) for g, b in zip(gross, balances, strict=True)]
     scaled = capped
     total = sum(capped)
-    if dealer_balance is not None and abs(total) > dealer_balance:
+    if dealer_balance is not None and (total > dealer_balance or -total > dealer_balance):
         scaled = scale_to(capped, dealer_balance if total > 0 else -dealer_balance)
-    out: list[Capped] = []
-    for g, c, x in zip(gross, capped, scaled, strict=True):
-        cap = None if x == g else DEALER_BALANCE if x != c else PLAYER_BALANCE
-        out.append(Capped(x, g, cap))
-    return out
+    return [(x, g, None if x == g else DEALER_BALANCE if x != c else PLAYER_BALANCE)
+            for g, c, x in zip(gross, capped, scaled, strict=True)]

@@ -9,7 +9,7 @@ the showdown operation (:mod:`service.operations.showdowns`); it imports neither
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.engine.rules import Rules
@@ -18,7 +18,7 @@ from service.engine.showdown import showdown_worst_case
 from service.errors import ErrorItem, pointer
 
 __all__ = ["balance_problems", "capped", "dealer_balance", "factors", "player_balances", "round_dealer",
-           "round_player", "showdown_integer_problems"]
+           "round_players", "showdown_integer_problems"]
 
 
 def capped(rules: Rules) -> bool:
@@ -130,21 +130,29 @@ def factors(data: Mapping[str, Any], player: Mapping[str, Any]) -> dict[str, int
             "bet_multiple": player.get("bet_multiple", 1)}
 
 
-def round_player(data: Mapping[str, Any], player: Mapping[str, Any], r: PlayerResult, evaluation: Any,
-                 exposure: dict[str, int], caps: bool) -> dict[str, Any]:
-    """One settled player with the round forms' members, each only when used: ``factors``
+def round_players(data: Mapping[str, Any], results: Sequence[PlayerResult], evaluations: Sequence[Any],
+                  exposures: Sequence[dict[str, int]], caps: bool) -> list[dict[str, Any]]:
+    """The settled players with the round forms' members, each only when used: ``factors``
     (with ``base``) after ``stake``, ``gross_uncapped`` and ``cap`` (under caps) around
-    ``gross``."""
-    out: dict[str, Any] = {"id": player["id"], "evaluation": evaluation, "stake": r.stake}
+    ``gross`` (one dict display per player: the hot path of these tables)."""
+    players = data["players"]
     if "base" in data:
-        out["factors"] = factors(data, player)
-    out |= {"bet": r.bet, "outcome": r.outcome}
-    if caps:
-        out["gross_uncapped"] = r.gross_uncapped
-    out["gross"] = r.gross
-    if caps:
-        out["cap"] = r.cap
-    return out | {"commission": r.commission, "amount": r.amount, "exposure": exposure}
+        base, bid = data["base"], (data.get("dealer") or {}).get("bid_multiple", 1)
+        made = [{"base": base, "bid_multiple": bid, "bet_multiple": p.get("bet_multiple", 1)} for p in players]
+    else:
+        made = [{}] * len(players)
+    out = []
+    for p, r, e, x, f in zip(players, results, evaluations, exposures, made, strict=True):
+        head = {"id": p["id"], "evaluation": e, "stake": r.stake}
+        if f:
+            head["factors"] = f
+        if caps:
+            out.append(head | {"bet": r.bet, "outcome": r.outcome, "gross_uncapped": r.gross_uncapped, "gross": r.gross,
+                               "cap": r.cap, "commission": r.commission, "amount": r.amount, "exposure": x})
+        else:
+            out.append(head | {"bet": r.bet, "outcome": r.outcome, "gross": r.gross, "commission": r.commission,
+                               "amount": r.amount, "exposure": x})
+    return out
 
 
 def round_dealer(data: Mapping[str, Any], result: Settlement, evaluation: Any,

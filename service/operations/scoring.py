@@ -41,7 +41,7 @@ from service.operations.rounds import (
     factors,
     player_balances,
     round_dealer,
-    round_player,
+    round_players,
     showdown_integer_problems,
 )
 from service.profiles import ProfileRegistry, UnknownProfileError
@@ -326,8 +326,8 @@ def _round_answer(s: Scoring, result: Settlement, exposure: TableExposure, texts
     fragment = orjson.Fragment
     answer: dict[str, Any] = dict(s.context)
     answer["dealer"] = round_dealer(s.data, result, fragment(texts[0]), _exposure(exposure.dealer))
-    answer["players"] = [round_player(s.data, p, r, fragment(text), _exposure(x), caps) for p, r, x, text in
-                         zip(s.data["players"], result.players, exposure.players, texts[1:], strict=True)]
+    answer["players"] = round_players(s.data, result.players, [fragment(text) for text in texts[1:]],
+                                      [_exposure(x) for x in exposure.players], caps)
     answer["house"] = result.house
     return answer
 
