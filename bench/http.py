@@ -27,6 +27,14 @@ address, ``GNAU_DRAIN_SECONDS=0`` for a quick stop and, for the echo floor,
   workers and 16 connections, rounds alternating (goal ≥ 0.6x, issue 23);
 * **ranking**: 1,000-hand rankings against 1,000-hand batches, in hands/s, same 2 workers
   and 2 connections, rounds alternating (goal ≥ 0.8x, issue 23);
+* **round forms** (issue 25; ``--only banker`` runs these rows alone): on one server (2
+  workers, 16 connections, rounds alternating), the dealer + 10 players settlement with
+  ``base``, bid and bet multiples and ``table`` caps (balances for the dealer and every
+  player; the caps from an operator profile, so the body carries no ``rules``) against the
+  same table with plain stakes (goal ≥ 0.9×; every request of these rows names its profile in
+  the query, so both pay the same for it), and a 10-player showdown (one deck, bet
+  multiples) against the plain settlement (goal ≥ 0.8×: the same work per hand, one resolver
+  pass and one formatter text, plus the showdown's ordering, its payments and no exposures);
 * **trust** (issue 26; ``--only trust`` runs these rows alone): on a server signing with a
   throwaway key, ``POST /v1/deals`` (one deck, 10 hands) against the echo floor, same
   workers, connections and tool, runs alternating (goal ≥ 0.8× the echo), and the 10-player
@@ -99,6 +107,38 @@ def settlement_body(players: int = 10, seed: int = 6) -> bytes:
     return json.dumps({"decks": 2, "dealer": {"hand": hands[0]},
                        "players": [{"id": f"p{i}", "hand": h, "stake": 100} for i, h in enumerate(hands[1:], 1)]
                        }).encode()
+
+
+def round_settlement_body(players: int = 10, seed: int = 6) -> bytes:
+    """:func:`settlement_body`'s table as a bid-for-banker table (RULES.md 6.4-6.5): base 100,
+    the dealer's bid ×3 and balance, each player's bet multiple (1..5) and balance; the caps
+    come from the profile (:data:`BANKER_PROFILES`)."""
+    body = json.loads(settlement_body(players, seed))
+    body["base"] = 100
+    body["dealer"] |= {"bid_multiple": 3, "balance": 6000}
+    for i, player in enumerate(body["players"]):
+        del player["stake"]
+        player |= {"bet_multiple": 1 + i % 5, "balance": 2500}
+    return json.dumps(body).encode()
+
+
+def showdown_body(players: int = 10, seed: int = 7) -> bytes:
+    """A showdown without a dealer (RULES.md 6.6): ``players`` hands from one deck, base 100,
+    bet multiples 1..5."""
+    rng = random.Random(seed)
+    cards = rng.sample(range(52), 5 * players)
+    return json.dumps({"base": 100, "players": [
+        {"id": f"p{i}", "hand": [CARD_TEXTS[c] for c in cards[5 * i:5 * i + 5]], "bet_multiple": 1 + i % 5}
+        for i in range(players)]}).encode()
+
+
+#: The operator profile of the round-form rows: ``standard`` with ``table`` caps.
+BANKER_PROFILES = """profiles:
+  bid-table:
+    extends: standard
+    description: Standard with balances capping every result (bench, issue 25).
+    rules: {balance_caps: table}
+"""
 
 
 # ---------------------------------------------------------------------------------------
@@ -289,6 +329,39 @@ def _service_rows(driver: Driver, workdir: Path, rounds: int, seconds: float,
     return rows, balance, workers
 
 
+def _banker_rows(driver: Driver, workdir: Path, seconds: float, connections: int) -> list[Row]:
+    """The round forms against the plain settlement, same server, workers and connections,
+    runs alternating (module docstring)."""
+    log("round forms: bid for banker with caps, showdowns")
+    profiles = workdir / "banker-profiles.yaml"
+    profiles.write_text(BANKER_PROFILES, encoding="utf-8")
+    # Every request names its profile: the query string costs the same in each (about 30 µs).
+    plain = ("/v1/settlements?profile=standard", settlement_body())
+    capped = ("/v1/settlements?profile=bid-table", round_settlement_body())
+    showdown = ("/v1/showdowns?profile=standard", showdown_body())
+    with gunicorn("banker", plain, workdir, PROFILES_FILE=str(profiles)) as app:
+        if _verify(app, *capped, "players")["players"][0].get("cap", "absent") == "absent":
+            raise SystemExit("the capped settlement answers without caps")
+        _verify(app, *showdown, "strongest")
+        for request in (plain, capped, showdown):
+            check(driver.run(app, *request, 1, connections), request[0])
+        plain_rps, capped_rps = _alternate(driver, app, plain, capped, seconds, connections)
+        plain_again, showdown_rps = _alternate(driver, app, plain, showdown, seconds, connections)
+        workers = app.workers
+    capped_ratio, showdown_ratio = capped_rps / plain_rps, showdown_rps / plain_again
+    conditions = f"{workers} gevent workers, {driver.tool}, {connections} conn., runs alternating (median of 3)"
+    return [
+        Row("HTTP", f"`POST /v1/settlements`, dealer + 10 players (2 decks), base with bid and bet multiples, "
+            f"`table` caps (every balance given), against the same table with stakes; {conditions}",
+            f"{rate(capped_rps, 1, 'requests')} against {rate(plain_rps, 1, 'requests')}: {capped_ratio:.2f}x",
+            "≥ 0.9x", capped_ratio >= 0.9),
+        Row("HTTP", f"`POST /v1/showdowns`, 10 players (one deck), bet multiples, against the plain settlement; "
+            f"{conditions}",
+            f"{rate(showdown_rps, 1, 'requests')} against {rate(plain_again, 1, 'requests')}: {showdown_ratio:.2f}x",
+            "≥ 0.8x", showdown_ratio >= 0.8),
+    ]
+
+
 def _trust_rows(driver: Driver, workdir: Path, rounds: int, seconds: float, connections: int) -> list[Row]:
     """Deals against the echo floor, and a settlement with a receipt against one without."""
     log("deals and receipts")
@@ -377,19 +450,23 @@ def _balance_rows(driver: Driver, balance: list[tuple[int, float]], workers: int
     return rows
 
 
-#: What ``--only`` may select: every row, or the deal and receipt rows alone.
-SUBSETS = ("all", "trust")
+#: What ``--only`` may select: every row, the deal and receipt rows alone, or the round forms' rows alone.
+SUBSETS = ("all", "trust", "banker")
 
 
 def run(rounds: int = 5, seconds: float = 3.0, connections: int = 16, only: str = "all") -> list[Row]:
-    """Run the HTTP benchmark and return its rows (``only="trust"``: the deal and receipt rows)."""
+    """Run the HTTP benchmark and return its rows (``only="trust"``: the deal and receipt rows;
+    ``only="banker"``: the round forms' rows)."""
     wrk = ensure_wrk()
     with tempfile.TemporaryDirectory(prefix="gnau-bench-") as tmp:
         workdir = Path(tmp)
         driver = Driver(wrk, workdir)
         if only == "trust":
             return _trust_rows(driver, workdir, rounds, seconds, connections)
+        if only == "banker":
+            return _banker_rows(driver, workdir, seconds, connections)
         rows, balance, workers = _service_rows(driver, workdir, rounds, seconds, connections)
+        rows += _banker_rows(driver, workdir, seconds, connections)
         rows += _batch_rows(driver, workdir, seconds)
         rows += _trust_rows(driver, workdir, rounds, seconds, connections)
         log("memory after the built-in analyses")
@@ -405,7 +482,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="length of a run (default %(default)s)")
     parser.add_argument("--connections", type=int, default=16, help="wrk connections (default %(default)s)")
     parser.add_argument("--only", choices=SUBSETS, default="all",
-                        help="trust: only the deal and receipt rows (default %(default)s)")
+                        help="trust: only the deal and receipt rows; banker: only the round forms' rows "
+                             "(default %(default)s)")
     args = parser.parse_args()
     print(markdown_table(run(args.rounds, args.seconds, args.connections, args.only)))
 

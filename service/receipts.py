@@ -64,9 +64,9 @@ __all__ = [
 ]
 
 #: The operationIds whose answers carry a receipt on ``?receipt=true`` (RULES.md 9.2). The
-#: one place that says so: a new operation (``settleShowdown``) is one entry here, plus its
-#: ``receipt`` parameter and 503 answer in openapi.yaml (a test compares the two).
-RECEIPT_OPERATIONS: frozenset[str] = frozenset({"evaluateHand", "rankHands", "settleRound"})
+#: one place that says so: a new operation is one entry here, plus its ``receipt``
+#: parameter and 503 answer in openapi.yaml (a test compares the two).
+RECEIPT_OPERATIONS: frozenset[str] = frozenset({"evaluateHand", "rankHands", "settleRound", "settleShowdown"})
 #: The query parameter that asks for a receipt.
 RECEIPT_PARAMETER = "receipt"
 #: The JWS ``alg`` and each JWK's ``alg`` (RFC 9864's name for Ed25519; ``EdDSA`` is deprecated).

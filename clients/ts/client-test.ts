@@ -197,6 +197,52 @@ async function settlement(): Promise<void> {
   check(problem["/players"]?.includes(String(Number.MAX_SAFE_INTEGER)) ?? false, "the problem names the bound");
 }
 
+// The round forms (RULES.md 6.4-6.6): section 8's bid for banker with table caps, and its
+// showdown without a dealer.
+async function rounds(): Promise<void> {
+  operations.add("settleShowdown");
+  const banker = await client.POST("/v1/settlements", {
+    params: { query: { profile: "niu-niu" } },
+    body: {
+      decks: 2, base: 100, rules: { balance_caps: "table" },
+      dealer: { hand: ["KH", "QS", "10D", "3C", "4C"], bid_multiple: 3, balance: 1000 },
+      players: [
+        { id: "p1", hand: ["JS", "9H", "AD", "5C", "5D"], bet_multiple: 1, balance: 500 },
+        { id: "p2", hand: ["9S", "9D", "KS", "2H", "4D"], bet_multiple: 2, balance: 10_000 },
+        { id: "p3", hand: ["KH", "QS", "10D", "3C", "4C"], bet_multiple: 3, balance: 10_000 },
+        { id: "p4", hand: ["7S", "3H", "JH", "8C", "10C"], bet_multiple: 4, balance: 10_000 },
+      ],
+    },
+  });
+  same(banker.response.status, 200, "a bid-for-banker table with caps");
+  assert.ok(banker.data);
+  same(banker.data.players.map((p) => [p.stake, p.factors?.bet_multiple, p.gross_uncapped, p.gross, p.cap]), [
+    [300, 1, 900, 294, "dealer_balance"], [600, 2, -1200, -706, "dealer_balance"], [900, 3, 0, 0, null],
+    [1200, 4, 2400, 1412, "dealer_balance"],
+  ], "stakes from the factors, capped by largest remainders");
+  same([banker.data.dealer.gross, banker.data.dealer.sweep], [-1000, null], "the dealer pays exactly its balance");
+
+  const showdown = await client.POST("/v1/showdowns", {
+    params: { query: { profile: "niu-niu" } },
+    body: {
+      base: 10,
+      players: [
+        { id: "s1", hand: ["JS", "9H", "AD", "5C", "5D"], bet_multiple: 2 },
+        { id: "s2", hand: ["7S", "3H", "JH", "8C", "10C"] },
+        { id: "s3", hand: ["9S", "9D", "KS", "2H", "4D"], bet_multiple: 4 },
+        { id: "s4", hand: ["2S", "5H", "8D", "7C", "QH"], bet_multiple: 3 },
+      ],
+    },
+  });
+  same(showdown.response.status, 200, "settleShowdown status");
+  assert.ok(showdown.data);
+  same(showdown.data.players.map((p) => p.gross), [240, -30, -120, -90], "the strongest takes all");
+  same(showdown.data.strongest.map((s) => s.id), ["s1"], "the strongest hand");
+  same(showdown.data.ranking.map((r) => r.position), [1, 2, 3, 4], "competition positions");
+  const alone = await client.POST("/v1/showdowns", { body: { base: 10, players: [{ hand: ["JS", "9H", "AD", "5C", "5D"] }] } });
+  same(Object.keys(pointers(alone.error)), ["/players"], "a showdown needs two players");
+}
+
 async function profiles(): Promise<void> {
   operations.add("listProfiles");
   operations.add("getProfile");
@@ -293,6 +339,7 @@ await evaluations();
 await batch();
 await ranking();
 await settlement();
+await rounds();
 await profiles();
 await operationsEndpoints();
 await receipts();

@@ -15,9 +15,11 @@ import click
 from service import operations
 from service.cli.args import (
     InputError,
+    apply_each,
     parse_player,
     parse_ranked_hand,
     parse_seat,
+    parse_showdown_player,
     read_body,
     refuse_with_file,
     split_cards,
@@ -34,6 +36,7 @@ from service.cli.tables import (
     profiles_text,
     ranking_text,
     settlement_text,
+    showdown_text,
 )
 from service.errors import ErrorItem, InvalidRequestError
 from service.profiles import ProfileRegistry, ProfilesFileError, UnknownProfileError, load_registry
@@ -116,6 +119,41 @@ def bet_option(seat: str) -> Callable[[F], F]:
                              f"{seat} in order.")
 
 
+def round_options(dealer: bool = True) -> Callable[[F], F]:
+    """``--base``, ``--balance`` (repeatable) and, for a table with a dealer,
+    ``--bid-multiple`` and ``--dealer-balance`` (RULES.md 6.4-6.5)."""
+    def decorate(func: F) -> F:
+        if dealer:
+            func = click.option("--dealer-balance", type=int, default=None, metavar="N",
+                                help="The dealer's balance (under balance_caps table; RULES.md 6.5).")(func)
+            func = click.option("--bid-multiple", type=int, default=None, metavar="N",
+                                help="The dealer's bid multiple, 1..100 (with --base; RULES.md 6.4).")(func)
+        func = click.option("--balance", "balances", type=int, multiple=True, metavar="N",
+                            help="A player's balance (under balance caps; RULES.md 6.5): once for every player, "
+                                 "or once per player in order.")(func)
+        return click.option("--base", type=int, default=None, metavar="N",
+                            help="The room's base (RULES.md 6.4): players then give xM, a bet multiple, "
+                                 "instead of a stake.")(func)
+    return decorate
+
+
+def with_round(body: dict[str, Any], base: int | None, balances: Sequence[int], bid_multiple: int | None = None,
+               dealer_balance: int | None = None) -> dict[str, Any]:
+    """``body`` with the round options that were given (the request's check names bad values).
+
+    :raises InputError: another number of ``--balance`` values than one or one per player.
+    """
+    if base is not None:
+        body["base"] = base
+    apply_each(body["players"], balances, "balance", "--balance")
+    dealer = body.setdefault("dealer", {}) if bid_multiple is not None or dealer_balance is not None else None
+    if dealer is not None and bid_multiple is not None:
+        dealer["bid_multiple"] = bid_multiple
+    if dealer is not None and dealer_balance is not None:
+        dealer["balance"] = dealer_balance
+    return body
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="gnau-scoring", prog_name="gnau")
 def cli() -> None:
@@ -154,23 +192,30 @@ def rank(hands: tuple[str, ...], path: str | None, profile: str, decks: int | No
 @cli.command(name="settle")
 @click.option("--dealer", metavar="CARDS", help="The dealer's five cards.")
 @click.option("--player", "players", metavar="[ID:]STAKE:CARDS", multiple=True,
-              help="A player (repeat for each), e.g. --player 'ann:100:AS KH 10D 3C 6S'.")
+              help="A player (repeat for each), e.g. --player 'ann:100:AS KH 10D 3C 6S'; with --base, xM instead "
+                   "of the stake: --player 'ann:x3:AS KH 10D 3C 6S'.")
 @bet_option("--player")
+@round_options()
 @click.option("--file", "path", metavar="FILE", help="A settlement request body (JSON, - for stdin); bets go "
               "in it (\"bet\" per player).")
 @scoring_options
 @lang_option
-def settle_command(dealer: str | None, players: tuple[str, ...], bets: tuple[str, ...], path: str | None,
+def settle_command(dealer: str | None, players: tuple[str, ...], bets: tuple[str, ...], base: int | None,
+                   balances: tuple[int, ...], bid_multiple: int | None, dealer_balance: int | None, path: str | None,
                    profile: str, decks: int | None, rules: str | None, as_json: bool, lang: str | None) -> None:
     """Settle a round: each player against the dealer (amounts in the stake's unit).
 
     The table shows each seat's gross result, the house's commission and the amount it
-    receives (the dealer's net on its row), then the house's total.
+    receives (the dealer's net on its row), then the house's total. Bid for banker
+    (RULES.md 6.4): --base with --bid-multiple and xM per player; balances (6.5) under the
+    balance_caps knob: --balance per player, --dealer-balance under table caps.
     """
     def table() -> dict[str, Any]:
-        return {"dealer": {"hand": split_cards(dealer or "")}, "players": [parse_player(p) for p in players]}
+        return with_round({"dealer": {"hand": split_cards(dealer or "")}, "players": [parse_player(p) for p in players]},
+                          base, balances, bid_multiple, dealer_balance)
 
-    body = table_body(path, dealer is not None or bool(players) or bool(bets),
+    rounds = base is not None or bool(balances) or bid_multiple is not None or dealer_balance is not None
+    body = table_body(path, dealer is not None or bool(players) or bool(bets) or rounds,
                       table if dealer is not None and players else None, bets,
                       options="--dealer, --player and --bet",
                       missing="--dealer CARDS and at least one --player [ID:]STAKE:CARDS")
@@ -178,17 +223,49 @@ def settle_command(dealer: str | None, players: tuple[str, ...], bets: tuple[str
            settlement_text)
 
 
+@cli.command(name="showdown")
+@click.option("--base", type=int, default=None, metavar="N", help="The room's base (RULES.md 6.6).")
+@click.option("--player", "players", metavar="[ID:][xM:]CARDS", multiple=True,
+              help="A player (repeat for each, two or more), e.g. --player 's1:x2:JS 9H AD 5C 5D' (xM: its bet "
+                   "multiple, default 1).")
+@click.option("--balance", "balances", type=int, multiple=True, metavar="N",
+              help="A player's balance (under balance caps): once for every player, or once per player in order.")
+@click.option("--file", "path", metavar="FILE", help="A showdown request body (JSON, - for stdin).")
+@scoring_options
+@lang_option
+def showdown_command(base: int | None, players: tuple[str, ...], balances: tuple[int, ...], path: str | None,
+                     profile: str, decks: int | None, rules: str | None, as_json: bool, lang: str | None) -> None:
+    """Settle a showdown without a dealer: every hand against every other (RULES.md 6.6).
+
+    The table ranks the hands and shows each player's gross result, the house's commission
+    and the amount it receives, then the strongest hands and the house's total.
+    """
+    def table() -> dict[str, Any]:
+        return with_round({"players": [parse_showdown_player(p) for p in players]}, base, balances)
+
+    body = table_body(path, bool(players) or base is not None or bool(balances),
+                      table if players and base is not None else None, (),
+                      options="--base, --player and --balance", missing="--base N and two or more --player CARDS")
+    _print(answer(operations.settle_showdown, with_options(body, decks, rules, path), profile, lang), as_json,
+           showdown_text)
+
+
 @cli.command()
 @click.option("--seat", "seats", metavar="[ID:]STAKE", multiple=True,
-              help="A player's seat (repeat for each), e.g. --seat p1:1000.")
+              help="A player's seat (repeat for each), e.g. --seat p1:1000; with --base, xM: --seat p1:x2.")
 @bet_option("--seat")
+@round_options()
 @click.option("--file", "path", metavar="FILE", help="An exposures request body (JSON, - for stdin).")
 @scoring_options
-def exposures(seats: tuple[str, ...], bets: tuple[str, ...], path: str | None, profile: str, decks: int | None,
+def exposures(seats: tuple[str, ...], bets: tuple[str, ...], base: int | None, balances: tuple[int, ...],
+              bid_multiple: int | None, dealer_balance: int | None, path: str | None, profile: str, decks: int | None,
               rules: str | None, as_json: bool) -> None:
-    """What each seat and the dealer could lose and win, before the deal (RULES.md 6.3)."""
-    body = table_body(path, bool(seats) or bool(bets),
-                      (lambda: {"players": [parse_seat(seat) for seat in seats]}) if seats else None, bets,
+    """What each seat and the dealer could lose and win, before the deal (RULES.md 6.3); with
+    --base and balances, the largest multiples they allow (6.5)."""
+    rounds = base is not None or bool(balances) or bid_multiple is not None or dealer_balance is not None
+    body = table_body(path, bool(seats) or bool(bets) or rounds,
+                      (lambda: with_round({"players": [parse_seat(seat) for seat in seats]}, base, balances,
+                                          bid_multiple, dealer_balance)) if seats else None, bets,
                       options="--seat and --bet", missing="at least one --seat [ID:]STAKE")
     _print(answer(operations.table_exposures, with_options(body, decks, rules, path), profile), as_json,
            exposure_text)

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-__all__ = ["BETS", "BET_NAMES", "DEFAULT_BET", "Bet"]
+__all__ = ["BETS", "BET_NAMES", "DEFAULT_BET", "TIE_COSTS", "Bet", "TieCost"]
 
 
 @dataclass(frozen=True)
@@ -79,3 +79,49 @@ BETS: Mapping[str, Bet] = MappingProxyType({bet.name: bet for bet in (
 BET_NAMES: tuple[str, ...] = tuple(BETS)
 #: The bet a player makes unless it says otherwise.
 DEFAULT_BET: str = BET_NAMES[0]
+
+
+@dataclass(frozen=True)
+class TieCost:
+    """What a tie the dealer takes costs a player (RULES.md 6.4, the ``tie_payout`` knob): the
+    bet's loss on the dealer's payout (``hand``, as section 6), or one flat stake whatever
+    the bet and the hands (``stake``: rooms that charge "one base" on a tie).
+
+    A tie here is a pair of equal hands under ``ties: dealer`` (a dealer win by the
+    ``high_card`` comparison is a win, not a tie).
+
+    :param name: the knob's value.
+    :param doc: one line for people.
+    :param by_hand: the tie costs what a loss costs (else one stake).
+
+    >>> TIE_COSTS["hand"].loss(BETS["double"], 100, 3), TIE_COSTS["stake"].loss(BETS["double"], 100, 3)
+    (300, 100)
+    """
+
+    name: str
+    doc: str
+    by_hand: bool
+
+    def loss(self, bet: Bet, stake: int, dealer_payout: int) -> int:
+        """What a player with ``bet`` and ``stake`` pays on a tie the dealer takes (a positive
+        amount)."""
+        return bet.loss(stake, dealer_payout) if self.by_hand else stake
+
+    def total(self, bet: Bet, ties: int, paid: int) -> int:
+        """What counted ties cost per unit stake, from their number and the dealer payouts
+        they would collect as losses (``paid``): the analyses' one tie-cost sum (exact:
+        every amount is linear in the payout).
+
+        >>> TIE_COSTS["hand"].total(BETS["double"], 4, 7), TIE_COSTS["stake"].total(BETS["double"], 4, 7)
+        (7, 4)
+        >>> TIE_COSTS["hand"].total(BETS["equal"], 4, 7), TIE_COSTS["stake"].total(BETS["equal"], 4, 7)
+        (4, 4)
+        """
+        return bet.payout_factor * paid + bet.flat * ties if self.by_hand else ties
+
+
+#: The ``tie_payout`` knob's values (RULES.md 6.4); the first is the default.
+TIE_COSTS: Mapping[str, TieCost] = MappingProxyType({cost.name: cost for cost in (
+    TieCost("hand", "A tie the dealer takes costs the bet's loss on the dealer's payout (section 6).", True),
+    TieCost("stake", "A tie the dealer takes costs one flat stake, whatever the bet and the hands.", False),
+)})

@@ -92,6 +92,8 @@ def analysis_cost(rules: Rules, kind: str, decks: int = 1, known: int = HAND_SIZ
         cost += PARTIAL_SECONDS[known, way] * (min(decks, 2.5) if way == "walk" else 1)  # the walk: flat from 2-3 decks
         if way == "classes" and not suited_hands_ready(rules):
             cost += 0.5  # listing the suited hands the first time
+        if rules.ties == "dealer" and not rules.tie_cost.by_hand:
+            cost *= 2  # tie_payout: stake counts the deals again under push ties (odds.flat_ties)
     return cost
 
 

@@ -21,7 +21,9 @@ visiting each hand of the deck once, :mod:`service.engine.walk`). Under ``push``
 over all pairs of a reduced deck (tests/engine/test_odds.py) agrees for every profile.
 
 **Bets and commission** (RULES.md sections 6.1, 6.2). An ``equal`` bet wins or loses one
-stake: its net is ``-tie_pairs`` under ``ties: dealer`` and 0 otherwise. A commission of
+stake: its net is ``-tie_pairs`` under ``ties: dealer`` and 0 otherwise; so is a ``double``
+bet's under ``tie_payout: stake`` (RULES.md 6.4: a tie the dealer takes costs one stake;
+:meth:`~service.engine.bets.TieCost.total`). A commission of
 ``r = commission_bps / 10,000`` costs the player ``r`` times the total winnings, computed
 exactly (:data:`COMMISSION_METHOD`).
 
@@ -55,6 +57,7 @@ from service.engine.walk import class_tally, suited_flags, walk_chunks
 __all__ = [
     "COMMISSION_METHOD",
     "EQUAL_BET_METHOD",
+    "FLAT_TIE_METHOD",
     "HOUSE_EDGE_METHOD",
     "HouseEdge",
     "house_edge",
@@ -145,6 +148,13 @@ COMMISSION_METHOD = (
 )
 
 
+#: Added to :data:`HOUSE_EDGE_METHOD` under ``ties: dealer`` with ``tie_payout: stake`` (RULES.md 6.4).
+FLAT_TIE_METHOD = (
+    " Tie payout: with `tie_payout: stake` a tie the dealer takes costs one stake instead of "
+    "the dealer's payout, so the tied pairs are counted rather than their payouts summed."
+)
+
+
 def house_edge_method(rules: Rules, bet: str = DEFAULT_BET) -> str:
     """The ``method`` text of a house-edge answer for ``rules`` and ``bet``.
 
@@ -159,6 +169,8 @@ def house_edge_method(rules: Rules, bet: str = DEFAULT_BET) -> str:
         text += EQUAL_BET_METHOD
     if rules.commission_bps:
         text += COMMISSION_METHOD
+    if rules.ties == "dealer" and not rules.tie_cost.by_hand:
+        text += FLAT_TIE_METHOD
     return text
 
 _EDGES: BoundedCache[tuple[Rules, tuple[int, ...], str], HouseEdge] = CACHE.section("house edges", 32)
@@ -226,7 +238,7 @@ def _double_bet_edge(rules: Rules, cards: Sequence[int], kind: Bet) -> HouseEdge
     under ``ties: dealer``: only ties count."""
     available = np.array(deck_available(cards), dtype=np.int64)
     counts = class_weights(available.tolist())
-    net = 0
+    tie_paid = 0
     tie_pairs = 0
     if rules.ties == "dealer":
         table = table_for(rules)
@@ -248,8 +260,9 @@ def _double_bet_edge(rules: Rules, cards: Sequence[int], kind: Bet) -> HouseEdge
             for d, t in zip(dealers.tolist(), tied, strict=True):
                 n_d = int(counts[d])
                 tie_pairs += n_d * t
-                net -= payouts[d] * (n_d + (rules.suited_multiplier - 1) * suited[d]) * t
-    return HouseEdge(pairs=_pairs(cards), net=kind.payout_factor * net, tie_pairs=tie_pairs, bet=kind.name)
+                tie_paid += payouts[d] * (n_d + (rules.suited_multiplier - 1) * suited[d]) * t
+    return HouseEdge(pairs=_pairs(cards), net=-rules.tie_cost.total(kind, tie_pairs, tie_paid), tie_pairs=tie_pairs,
+                     bet=kind.name)
 
 
 def _by_high_card(table: Table) -> npt.NDArray[np.bool_]:
@@ -337,20 +350,22 @@ def _house_edge_with_bets(rules: Rules, cards: Sequence[int], kind: Bet) -> Hous
     unequal = pairs - sum(tied_pairs)
     wins = unequal // 2 + by_card // 2
     losses = unequal // 2 + by_card // 2 + tie_pairs
-    net = kind.flat * (wins - losses)
+    net = kind.flat * (wins - losses + tie_pairs)  # the ties apart: they cost what tie_payout says
     winnings = Fraction(kind.flat * wins)
+    tie_paid = 0
     if kind.payout_factor:
         payouts = table.payouts.tolist()
         suited = _suited_counts(rules, table, cards)
         paid = [p * (k + (rules.suited_multiplier - 1) * s) for p, k, s in zip(payouts, n, suited, strict=True)]
         if tie_pairs:
-            net -= kind.payout_factor * sum(paid[d] * t for d, t in enumerate(tied.tolist()) if t and to_dealer[d])
+            tie_paid = sum(paid[d] * t for d, t in enumerate(tied.tolist()) if t and to_dealer[d])
         if rules.commission_bps:
             weaker = _weaker_per_class(table, available, counts).tolist()
             total = Fraction(sum(a * b for a, b in zip(paid, weaker, strict=True)))
             if by_card:  # no suited bonus here: tied hands share one payout
                 total += Fraction(sum(payouts[d] * tp for d, tp in enumerate(tied_pairs) if tp and high_card[d]), 2)
             winnings += kind.payout_factor * total
+    net -= rules.tie_cost.total(kind, tie_pairs, tie_paid)
     commission = winnings * Fraction(rules.commission_bps, MAX_BPS) if rules.commission_bps else Fraction(0)
     return HouseEdge(pairs=pairs, net=net, tie_pairs=tie_pairs, bet=kind.name, commission=commission)
 

@@ -86,6 +86,15 @@ class Knob:
     :param suit_effect: what depends on suits under those values, when it is not the
         knob's own effect (``bomb_order: high_card`` changes the Bombs' scores, a ``hands``
         effect, and orders them by their suits too, a ``comparisons`` effect).
+    :param analysed: whether the analyses (odds, house edge, distributions) take the knob
+        into account. ``False`` for a knob that bounds or settles a whole round (balance
+        caps, showdowns without a dealer, RULES.md 6.5-6.6) rather than one pair of random
+        hands: the analyses then answer as under its default and name it in their
+        ``ignored_knobs`` member while the rules set it (DECISIONS 30).
+    :param listed_at_default: whether the ``rules`` objects of the answers (and of the
+        profiles) list the knob at its default. ``False`` for the knobs of the round forms
+        added in 1.2 (RULES.md 6.4-6.6): listed only while set away from the default, so
+        every earlier answer stays byte for byte as it was.
     """
 
     kind: KnobKind
@@ -99,6 +108,8 @@ class Knob:
     effect: Effect = "hands"
     suits: tuple[Any, ...] = ()
     suit_effect: Effect | None = None
+    analysed: bool = True
+    listed_at_default: bool = True
 
     @property
     def in_tables(self) -> bool:

@@ -44,6 +44,7 @@ __all__ = [
     "Tally",
     "dealer_pool",
     "deck_available",
+    "flat_ties",
     "odds",
     "tie_sides",
     "uses_suits",
@@ -271,7 +272,7 @@ def odds(hand: Sequence[Card], rules: Rules, dead: Sequence[Card] = (), decks: i
     else:
         wins, lose_plain, lose_suited = _by_multisets(player, rules, table, left, colex_rank(codes))
         method = "card_multisets"
-    return _odds(rules, table, wins, lose_plain, lose_suited, player.payout, total, method)
+    return _odds(rules, table, wins, lose_plain, lose_suited, player, total, method)
 
 
 #: Per dealer class: the hands the player beats, and the hands it loses to without and
@@ -325,16 +326,22 @@ def _by_multisets(player: Evaluation, rules: Rules, table: Table, left: Sequence
 
 
 def _odds(rules: Rules, table: Table, wins: IntArray, lose_plain: IntArray, lose_suited: IntArray,
-          player_payout: int, total: int, method: str) -> Odds:
-    """Per-class counts to :class:`Odds`, in exact Python integers."""
+          player: Evaluation, total: int, method: str) -> Odds:
+    """Per-class counts to :class:`Odds`, in exact Python integers. Under ``ties: dealer`` the
+    losses in the player's own score are the ties the dealer takes: they pay what
+    ``tie_payout`` says (:meth:`~service.engine.bets.TieCost.total`, RULES.md 6.4)."""
     multiplier = rules.suited_multiplier
-    paid = sum(p * (a + multiplier * b)
-               for p, a, b in zip(table.payouts.tolist(), lose_plain.tolist(), lose_suited.tolist(), strict=True)
-               if a or b)
+    paid_each = [p * (a + multiplier * b)
+                 for p, a, b in zip(table.payouts.tolist(), lose_plain.tolist(), lose_suited.tolist(), strict=True)]
+    paid = sum(paid_each)
+    if rules.ties == "dealer" and not rules.tie_cost.by_hand and player.category not in rules.high_card_categories:
+        tied = np.flatnonzero(table.scores == player.score).tolist()  # (Bombs by their cards: no ties)
+        ties, tie_paid = sum(int(lose_plain[k]) + int(lose_suited[k]) for k in tied), sum(paid_each[k] for k in tied)
+        paid += rules.tie_cost.total(BETS[DEFAULT_BET], ties, tie_paid) - tie_paid
     win_count = int(wins.sum())
     losses = int(lose_plain.sum()) + int(lose_suited.sum())
-    return Odds(total, win_count, losses, total - win_count - losses, win_count * player_payout - paid, method,
-                player_payout, rules.commission_bps)
+    return Odds(total, win_count, losses, total - win_count - losses, win_count * player.payout - paid, method,
+                player.payout, rules.commission_bps)
 
 
 # --------------------------------------------------------------------------------------
@@ -359,6 +366,22 @@ class Tally:
     deals: int = 0
     paid_in: int = 0
     paid_out: int = 0
+
+
+def flat_ties(by_rule: Tally, by_push: Tally) -> Tally:
+    """A tally under ``tie_payout: stake`` (RULES.md 6.4: a tie the dealer takes costs one
+    stake), from the tally of the same deals under ``ties: dealer`` (``by_rule``) and under
+    ``ties: push`` (``by_push``): the two differ exactly in the tied deals, which the dealer
+    wins under one and push under the other, so their number is the difference of the wins
+    (the caller is the dealer) or of the losses (the caller is a player), and each moves one
+    stake instead of the dealer's payout. Exact for every bet (the ``equal`` bet's tie costs
+    one stake either way).
+
+    >>> flat_ties(Tally(9, 3, 4, 20, 6, 10), Tally(9, 3, 2, 20, 6, 4))   # two ties, 6 paid out on them
+    Tally(completions=9, wins=3, losses=4, deals=20, paid_in=6, paid_out=6)
+    """
+    return Tally(by_rule.completions, by_rule.wins, by_rule.losses, by_rule.deals,
+                 by_push.paid_in + (by_rule.wins - by_push.wins), by_push.paid_out + (by_rule.losses - by_push.losses))
 
 
 def tie_sides(rules: Rules, role: str) -> tuple[bool, bool]:

@@ -43,7 +43,7 @@ wins collect and the losses pay), from which every bet type's expectation follow
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import combinations, combinations_with_replacement, product
 from math import comb, prod
@@ -56,7 +56,7 @@ from service.engine.cards import CARDS, HAND_SIZE, Card, count_excess
 from service.engine.classes import CHOOSE, CLASS_COUNTS, N_CLASSES, PSEUDO_RANKS, class_of_counts, pseudo_rank
 from service.engine.distribution import labels_of
 from service.engine.evaluate import evaluate
-from service.engine.odds import Chances, OddsError, Tally, dealer_pool, odds, tie_sides, uses_suits
+from service.engine.odds import Chances, OddsError, Tally, dealer_pool, flat_ties, odds, tie_sides, uses_suits
 from service.engine.partial_walk import by_walk
 from service.engine.rules import Rules
 from service.engine.suited_hands import SuitedLosses
@@ -506,6 +506,18 @@ def _deck_left(deck: Sequence[int], used: Sequence[int], decks: int) -> list[int
     return left
 
 
+def _count(codes: Sequence[int], left: list[int], rules: Rules, role: str, labels: dict[str, int],
+           by_label: dict[str, list[int]]) -> Tally:
+    """Every deal counted (:func:`by_classes` where it applies, else the walk); under
+    ``tie_payout: stake`` with ``ties: dealer`` the tied deals move one stake (RULES.md 6.4),
+    from a second count under ``push`` ties (:func:`~service.engine.odds.flat_ties`)."""
+    count = by_classes if class_path_applies(rules, left) else by_walk
+    tally = count(codes, left, rules, role, labels, by_label)
+    if rules.ties == "dealer" and not rules.tie_cost.by_hand:
+        tally = flat_ties(tally, count(codes, left, replace(rules, ties="push"), role, {}, {}))
+    return tally
+
+
 def partial_odds(known: Sequence[Card], rules: Rules, dead: Sequence[Card] = (), decks: int = 1,
                  role: str = "player", deck: Sequence[int] | None = None) -> PartialOdds:
     """The caller's exact odds over every completion of ``known`` and every opponent hand.
@@ -557,8 +569,7 @@ def partial_odds(known: Sequence[Card], rules: Rules, dead: Sequence[Card] = (),
         return PartialOdds(HAND_SIZE, role, 1, o.dealer_hands, o.wins, o.losses, o.pushes, o.net,
                            (Completion(ev.label_key, ev.category, ev.score, 1),), o.method, {ev.label_key: 1},
                            o.payout_totals[0], o.commission)
-    count = by_classes if class_path_applies(rules, left) else by_walk
-    tally = count(codes, left, rules, role, labels, by_label)
+    tally = _count(codes, left, rules, role, labels, by_label)
     method = "card_multisets" if uses_suits(rules) else "rank_classes"
     outcomes = tuple(Completion(label, category, score, labels[label], tuple(sorted(by_label.get(label, ()))))
                      for label, category, score in labels_of(rules) if labels.get(label))

@@ -28,6 +28,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Literal
 
+from service.engine.bets import TIE_COSTS, TieCost
 from service.engine.categories import CATEGORIES, SPECS, Category, label_key
 from service.engine.knobs import (
     Knob,
@@ -64,6 +65,9 @@ DoubleOxOrder = Literal["king_high", "ace_high"]
 TieRule = Literal["dealer", "push", "high_card"]
 SuitedBonus = Literal["none", "ox", "hand"]
 BombOrder = Literal["quad_rank", "high_card"]
+BalanceCaps = Literal["none", "players", "table"]
+ShowdownRule = Literal["winner_takes_all", "all_pairs"]
+ShowdownStake = Literal["loser", "loser_x_winner"]
 
 # Bounds chosen so that every amount fits a signed 64-bit integer (clients' int64):
 # stake 10^12 x payout 10^3 x suited multiplier 10 = 10^16 a player; 82 players < 9.2 x 10^18.
@@ -79,6 +83,9 @@ _STANDARD_PAYOUTS: Mapping[str, int] = frozen_map({c.value: SPECS[c].payout for 
 
 #: Spread into the knobs of the first release: they are always digested (:class:`Knob`).
 _V1: dict[str, Any] = {"always_digested": True}
+#: Spread into the knobs of the round forms (RULES.md 6.4-6.6): they settle, and they are
+#: listed in answers only while set (every earlier answer unchanged).
+_ROUND: dict[str, Any] = {"effect": "settlement", "listed_at_default": False}
 
 
 @dataclass(frozen=True)
@@ -148,12 +155,26 @@ class Rules:
     full_house: bool = bool_field(False, "The Full House category exists (three of one rank, two of another).")
     straight_flush: bool = bool_field(False, "The Straight Flush category exists.", suits=(True,))
     dragon: bool = bool_field(False, "The Dragon category exists (exactly A, 2, 3, 4, 5).")
+    tie_payout: str = knob_field(
+        "hand", "choice", "What a tie the dealer takes costs: the dealer's payout (hand) or one stake (stake).",
+        choices=tuple(TIE_COSTS), **_ROUND)
+    balance_caps: BalanceCaps = choice_field(  # noqa: RUF009 (a dataclasses.field)
+        BalanceCaps, "none", "Results bounded by balances: none, every player's (players), or the dealer's too (table).",
+        analysed=False, **_ROUND)
+    showdown: ShowdownRule = choice_field(  # noqa: RUF009 (a dataclasses.field)
+        ShowdownRule, "winner_takes_all", "How a showdown without a dealer settles: the strongest hand takes all, "
+        "or every pair settles.", analysed=False, **_ROUND)
+    showdown_stake: ShowdownStake = choice_field(  # noqa: RUF009 (a dataclasses.field)
+        ShowdownStake, "loser", "Whether the winner's bet multiple also multiplies a showdown payment.",
+        analysed=False, **_ROUND)
 
     def __hash__(self) -> int:
         return hash(self.digest())
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Rules) and self.as_dict() == other.as_dict()
+        # Equal digested data is equal knobs (a knob left out of the digest holds its default):
+        # one cached comparison, not two as_dict() (tables and caches compare rules per request).
+        return self is other or (isinstance(other, Rules) and self._sha256 == other._sha256)
 
     def enabled(self, category: str) -> bool:
         """Whether ``category`` (an API name) exists under these rules (its knob is on, or it
@@ -267,20 +288,66 @@ class Rules:
 
     @cached_property
     def without_commission(self) -> Rules:
-        """These rules with every knob that acts on a settlement's amounts alone (the
-        commissions, :data:`~service.engine.knobs.Effect` ``settlement``) at its default
-        (``self`` when they already are).
+        """These rules with every knob that acts on settlement alone (effect ``settlement``:
+        the commissions, ``tie_payout``, ``balance_caps``, the showdown knobs) at its default;
+        ``self`` when they already are.
 
-        Such knobs change what a settlement pays, never how a hand evaluates, so the
+        Those knobs change what a settlement pays, never how a hand evaluates, so the
         evaluation tables are shared through this.
 
         >>> from service.engine.rules import apply_overrides
         >>> apply_overrides(Rules(), {"commission_bps": 500}).without_commission == Rules()
         True
+        >>> replace(Rules(), balance_caps="table", tie_payout="stake").without_commission == Rules()
+        True
         """
-        changed = {name: _DEFAULT_RULES_VALUES[name] for name, knob in RULE_KNOBS.items()
-                   if knob.effect == "settlement" and getattr(self, name) != _DEFAULT_RULES_VALUES[name]}
+        changed = {name: _DEFAULT_RULES[name] for name, knob in RULE_KNOBS.items()
+                   if knob.effect == "settlement" and getattr(self, name) != _DEFAULT_RULES[name]}
         return replace(self, **changed) if changed else self
+
+    @cached_property
+    def tie_cost(self) -> TieCost:
+        """What a tie the dealer takes costs (the ``tie_payout`` knob, RULES.md 6.4)."""
+        return TIE_COSTS[self.tie_payout]
+
+    @cached_property
+    def ignored_knobs(self) -> tuple[str, ...]:
+        """The knobs set away from their default that the analyses do not take into account
+        (:attr:`Knob.analysed` false: balance caps and showdowns settle a round, not a pair
+        of random hands), in declaration order.
+
+        >>> Rules().ignored_knobs, replace(Rules(), balance_caps="table").ignored_knobs
+        ((), ('balance_caps',))
+        """
+        return tuple(name for name, knob in RULE_KNOBS.items()
+                     if not knob.analysed and getattr(self, name) != _DEFAULT_RULES[name])
+
+    @cached_property
+    def analysed(self) -> Rules:
+        """The rules the analyses compute under: these with every knob of
+        :attr:`ignored_knobs` at its default (``self`` when there is none), so that they share
+        the work done for the rules without them.
+
+        >>> replace(PROFILES["niu-niu"].rules, showdown="all_pairs").analysed == PROFILES["niu-niu"].rules
+        True
+        """
+        if not self.ignored_knobs:
+            return self
+        return replace(self, **{name: _DEFAULT_RULES[name] for name in self.ignored_knobs})
+
+    def listed(self) -> dict[str, Any]:
+        """:meth:`as_dict` as the answers' ``rules`` objects give it: without the knobs that are
+        listed only while set (:attr:`Knob.listed_at_default` false) when they hold their
+        default.
+
+        >>> "balance_caps" in Rules().listed(), replace(Rules(), balance_caps="players").listed()["balance_caps"]
+        (False, 'players')
+        """
+        data = self.as_dict()
+        for name, knob in RULE_KNOBS.items():
+            if not knob.listed_at_default and data[name] == _DEFAULTS[name]:
+                del data[name]
+        return data
 
     def as_dict(self) -> dict[str, Any]:
         """Every knob as plain JSON-ready data (a list of names for ``ranking``, a dict for
@@ -349,8 +416,8 @@ RULE_KNOBS: Mapping[str, Knob] = declared_knobs(Rules)
 KNOBS: tuple[str, ...] = tuple(RULE_KNOBS)
 #: The standard rules as data: a knob after the first release leaves the digest at its default.
 _DEFAULTS: dict[str, Any] = Rules().as_dict()
-#: The standard rules' knob values as the fields hold them.
-_DEFAULT_RULES_VALUES: dict[str, Any] = {name: getattr(Rules(), name) for name in RULE_KNOBS}
+#: The standard rules' knob values as held (what a knob at its default equals).
+_DEFAULT_RULES: dict[str, Any] = {name: getattr(Rules(), name) for name in RULE_KNOBS}
 
 
 @dataclass(frozen=True)

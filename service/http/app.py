@@ -82,7 +82,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         app.register_blueprint(blueprint)
     for profile in rt.profiles.values():
         pin_table(profile.rules)
-        prepare_analyses(profile.rules)  # never refused, shared by the workers after fork
+        prepare_analyses(profile.rules.analysed)  # never refused, shared by the workers after fork
     rt.state.ready = True
     return app
 

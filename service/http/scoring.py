@@ -1,4 +1,4 @@
-"""The scoring endpoints (evaluate, batch, rank, settle, exposures): read the request,
+"""The scoring endpoints (evaluate, batch, rank, settle, showdowns, exposures): read the request,
 call its operation (:mod:`service.operations.scoring`), count the hands, write JSON.
 
 Every route here is a path x method of openapi.yaml; a test keeps the two in lock-step.
@@ -66,6 +66,12 @@ def rank_hands() -> Response:
 def settle_round() -> Response:
     """Settle a round against the dealer (openapi: ``settleRound``)."""
     return _answer(operations.settle_round)
+
+
+@scoring.post("/showdowns")
+def settle_showdown() -> Response:
+    """Settle a round without a dealer, every hand against every other (openapi: ``settleShowdown``)."""
+    return _answer(operations.settle_showdown)
 
 
 @scoring.post("/exposures")

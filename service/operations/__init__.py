@@ -6,7 +6,8 @@ resource. The HTTP views (:mod:`service.http`) and the ``gnau`` command (:mod:`s
 both call these, so they accept, reject and answer alike.
 
 - scoring (:mod:`.scoring`): :func:`evaluate_hand`, :func:`evaluate_hands`, :func:`rank_hands`,
-  :func:`settle_round`, :func:`table_exposures`;
+  :func:`settle_round`, :func:`table_exposures`; showdowns without a dealer
+  (:mod:`.showdowns`, RULES.md 6.6): :func:`settle_showdown`;
 - profiles (:mod:`.profiles`): :func:`list_profiles`, :func:`get_profile`;
 - deals (:mod:`.deals`, RULES.md 9.1): :func:`deal_hands`, :func:`verify_deal`;
 - analyses (:mod:`.analyses`): :func:`odds_against_dealer`, :func:`get_profile_distribution`,
@@ -37,6 +38,7 @@ from service.operations.scoring import (
     settle_round,
     table_exposures,
 )
+from service.operations.showdowns import settle_showdown
 
 __all__ = [
     "Answer",
@@ -54,6 +56,7 @@ __all__ = [
     "odds_against_dealer",
     "rank_hands",
     "settle_round",
+    "settle_showdown",
     "table_exposures",
     "unguarded",
     "verify_deal",

@@ -67,7 +67,14 @@ def _exact(value: Fraction) -> dict[str, Any]:
 
 
 def _context(profile: Profile) -> dict[str, Any]:
-    return {"profile": profile.name, "rules_digest": profile.rules.digest()}
+    return _noted({"profile": profile.name, "rules_digest": profile.rules.digest()}, profile.rules)
+
+
+def _noted(context: dict[str, Any], rules: Rules) -> dict[str, Any]:
+    """``context`` with ``ignored_knobs`` when the rules set knobs the analyses do not take
+    into account (:attr:`~service.engine.rules.Rules.ignored_knobs`; DECISIONS 30): the
+    analyses compute under :attr:`~service.engine.rules.Rules.analysed` and say so."""
+    return context | {"ignored_knobs": list(rules.ignored_knobs)} if rules.ignored_knobs else context
 
 
 def odds_against_dealer(body: Any, query: Query, profiles: ProfileRegistry, guard: Guard = unguarded, *,
@@ -78,8 +85,9 @@ def odds_against_dealer(body: Any, query: Query, profiles: ProfileRegistry, guar
     :raises InvalidRequestError: naming every problem of the request.
     """
     s, _ = load(_ODDS, body, query, profiles, with_lang=True, language=language)
-    with guard(analysis_cost(s.rules, "odds", s.data["decks"], len(s.data["hand"]))):
-        return Answer(odds_answer(s.rules, s.context, s.data, s.lang), s.profile.name, lang=s.lang)
+    rules = s.rules.analysed
+    with guard(analysis_cost(rules, "odds", s.data["decks"], len(s.data["hand"]))):
+        return Answer(odds_answer(rules, _noted(s.context, s.rules), s.data, s.lang), s.profile.name, lang=s.lang)
 
 
 def odds_answer(rules: Rules, context: dict[str, Any], data: Mapping[str, Any], lang: str = DEFAULT_LANGUAGE
@@ -251,9 +259,10 @@ def get_profile_distribution(name: str, profiles: ProfileRegistry, guard: Guard 
     lang = answer_language(query or {}, language, errors)
     if errors:
         raise InvalidRequestError(errors)
-    with guard(analysis_cost(profile.rules, "distribution")):
-        result = distribution(profile.rules)
-    return Answer(_context(profile) | _distribution_body(profile.rules, result, lang), profile.name, lang=lang)
+    rules = profile.rules.analysed
+    with guard(analysis_cost(rules, "distribution")):
+        result = distribution(rules)
+    return Answer(_context(profile) | _distribution_body(rules, result, lang), profile.name, lang=lang)
 
 
 def get_profile_house_edge(name: str, query: Query, profiles: ProfileRegistry) -> dict[str, Any]:
@@ -265,8 +274,9 @@ def get_profile_house_edge(name: str, query: Query, profiles: ProfileRegistry) -
     """
     profile = profiles.named(name)
     bet = _bet_parameter(query)
-    result = _house_edge(profile.rules, bet, {"parameter": "bet"}, None, {"parameter": "name"})
-    return _context(profile) | _edge_body(profile.rules, result)
+    rules = profile.rules.analysed
+    result = _house_edge(rules, bet, {"parameter": "bet"}, None, {"parameter": "name"})
+    return _context(profile) | _edge_body(rules, result)
 
 
 def analyse_distribution(body: Any, query: Query, profiles: ProfileRegistry, guard: Guard = unguarded, *,
@@ -277,9 +287,10 @@ def analyse_distribution(body: Any, query: Query, profiles: ProfileRegistry, gua
     :raises InvalidRequestError: naming every problem of the request.
     """
     s, _ = load(_ANALYSIS, body, query, profiles, with_lang=True, language=language)
-    with guard(analysis_cost(s.rules, "distribution")):
-        result = distribution(s.rules)
-    return Answer(s.context | _distribution_body(s.rules, result, s.lang), s.profile.name, lang=s.lang)
+    rules = s.rules.analysed
+    with guard(analysis_cost(rules, "distribution")):
+        result = distribution(rules)
+    return Answer(_noted(s.context, s.rules) | _distribution_body(rules, result, s.lang), s.profile.name, lang=s.lang)
 
 
 def analyse_house_edge(body: Any, query: Query, profiles: ProfileRegistry, guard: Guard = unguarded) -> dict[str, Any]:
@@ -290,5 +301,6 @@ def analyse_house_edge(body: Any, query: Query, profiles: ProfileRegistry, guard
     """
     s, _ = load(_HOUSE_EDGE, body, query, profiles)
     by_rules: ErrorItem = {"pointer": "/rules"} if "rules" in s.data else {"parameter": "profile"}
-    result = _house_edge(s.rules, s.data["bet"], {"pointer": "/bet"}, guard, by_rules)
-    return s.context | _edge_body(s.rules, result)
+    rules = s.rules.analysed
+    result = _house_edge(rules, s.data["bet"], {"pointer": "/bet"}, guard, by_rules)
+    return _noted(s.context, s.rules) | _edge_body(rules, result)

@@ -21,13 +21,30 @@ from service.engine.batch import Hands
 from service.engine.bets import DEFAULT_BET
 from service.engine.compare import ranking_order
 from service.engine.evaluate import resolved
-from service.engine.exposure import Exposure, TableExposure, table_exposure, worst_case_amount
+from service.engine.exposure import (
+    Exposure,
+    TableExposure,
+    max_bet_multiple,
+    max_bid_multiple,
+    table_exposure,
+    worst_case_amount,
+)
 from service.engine.hand import Evaluation
 from service.engine.rules import Profile, Rules, RulesError, apply_overrides
 from service.engine.settle import MAX_SAFE_INTEGER, Settlement, settle
 from service.engine.tables import HandResult
 from service.errors import ErrorItem, InvalidRequestError, flatten_messages, in_body_order, pointer
 from service.languages import DEFAULT_LANGUAGE, LANG_DETAIL, lang_value
+from service.operations.rounds import (
+    balance_problems,
+    capped,
+    dealer_balance,
+    factors,
+    player_balances,
+    round_dealer,
+    round_players,
+    showdown_integer_problems,
+)
 from service.profiles import ProfileRegistry, UnknownProfileError
 from service.response_schemas import ExposureResponseSchema
 from service.schemas import (
@@ -37,6 +54,7 @@ from service.schemas import (
     ExposureRequestSchema,
     RankingRequestSchema,
     SettlementRequestSchema,
+    ShowdownRequestSchema,
 )
 from service.serialize import evaluation_data, evaluation_texts, evaluations_json, parse_fields
 
@@ -121,15 +139,46 @@ def load_body(schema: Schema, body: Any, profile_name: str, profiles: ProfileReg
             # The schema loads only the knobs whose shape is right (RulesOverridesSchema), so
             # these are what it cannot see, e.g. a ranking that repeats a category.
             errors.extend({"pointer": pointer("rules", *path), "detail": msg} for path, msg in exc.problems)
-    if not errors and rules is not None and isinstance(schema, (SettlementRequestSchema, ExposureRequestSchema)):
-        errors.extend(safe_integer_problems(data, rules))
+    if rules is not None:
+        errors.extend(_table_problems(schema, body, data, rules, errors))
     if errors or profile is None or rules is None:
         return None
     context: dict[str, Any] = {"profile": profile.name, "rules_digest": rules.digest()}
     if isinstance(body, dict) and body.get("rules") is not None:
-        context["rules"] = rules.as_dict()
+        context["rules"] = rules.listed()
         context["max_payout"] = rules.max_payout
     return Scoring(data, profile, rules, context)
+
+
+#: The knobs the balance checks read (:func:`~service.operations.rounds.balance_problems`).
+_ROUND_KNOBS = ("balance_caps", "showdown")
+
+
+def _table_problems(schema: Schema, body: Any, data: Mapping[str, Any], rules: Rules,
+                    found: list[ErrorItem]) -> list[ErrorItem]:
+    """The problems of a table that need the effective rules: balances against the caps
+    (beside every other problem), then, for a table otherwise valid, the safe-integer bound."""
+    kind = type(schema)  # the operations' own schema objects (a settlement on the hot path)
+    problems: list[ErrorItem] = []
+    if (kind is SettlementRequestSchema or kind is ShowdownRequestSchema) and not _caps_unread(body, data):
+        problems = balance_problems(body, rules, showdown=kind is ShowdownRequestSchema)
+    if found or problems:
+        return problems
+    if kind is SettlementRequestSchema or kind is ExposureRequestSchema:
+        return safe_integer_problems(data, rules)
+    if kind is ShowdownRequestSchema:
+        return showdown_integer_problems(data, rules)
+    return []
+
+
+def _caps_unread(body: Any, data: Mapping[str, Any]) -> bool:
+    """Whether the body's ``balance_caps`` or ``showdown`` override was itself refused (then
+    the balances are not judged against the profile's caps: the refusal is listed)."""
+    overrides = body.get("rules") if type(body) is dict else None
+    if not isinstance(overrides, Mapping):
+        return False
+    loaded = data.get("rules") or {}
+    return any(k in overrides and k not in loaded for k in _ROUND_KNOBS)
 
 
 class Answer(NamedTuple):
@@ -282,8 +331,15 @@ def settle_request(s: Scoring) -> tuple[Settlement, TableExposure, list[str], di
     bets = [p["bet"] for p in players]
     seats = [(r, p["stake"]) for r, p in zip(results[1:], players, strict=True)]
     # Every bet the default (the common case): the engine's path without a bet list.
-    result = settle(results[0], seats, s.rules, None if all(b == DEFAULT_BET for b in bets) else bets)
-    exposure = table_exposure([(p["stake"], bet) for p, bet in zip(players, bets, strict=True)], s.rules)
+    plain_bets = None if all(b == DEFAULT_BET for b in bets) else bets
+    stakes = [(p["stake"], bet) for p, bet in zip(players, bets, strict=True)]
+    if capped(s.rules):  # balances (RULES.md 6.5)
+        balances, dealer = player_balances(s.data, s.rules), dealer_balance(s.data, s.rules)
+        result = settle(results[0], seats, s.rules, plain_bets, balances, dealer)
+        exposure = table_exposure(stakes, s.rules, balances, dealer)
+    else:
+        result = settle(results[0], seats, s.rules, plain_bets)
+        exposure = table_exposure(stakes, s.rules)
     return result, exposure, evaluation_texts(resolution, lang=s.lang), resolution.categories()
 
 
@@ -300,6 +356,9 @@ def settlement_answer(s: Scoring) -> tuple[dict[str, Any], dict[str, int]]:
     compare.
     """
     result, exposure, texts, categories = settle_request(s)
+    caps = capped(s.rules)
+    if caps or "base" in s.data:
+        return _round_answer(s, result, exposure, texts, caps), categories
     answer: dict[str, Any] = dict(s.context)
     answer["dealer"] = {"evaluation": orjson.Fragment(texts[0]), "gross": result.dealer_gross,
                         "commission": result.dealer_commission, "net": result.dealer_net,
@@ -313,17 +372,45 @@ def settlement_answer(s: Scoring) -> tuple[dict[str, Any], dict[str, int]]:
     return answer, categories
 
 
+def _round_answer(s: Scoring, result: Settlement, exposure: TableExposure, texts: list[str],
+                  caps: bool) -> dict[str, Any]:
+    """:func:`settlement_answer` of a table with ``base`` or caps: the members each form adds
+    (:mod:`service.operations.rounds`), only where used."""
+    fragment = orjson.Fragment
+    answer: dict[str, Any] = dict(s.context)
+    answer["dealer"] = round_dealer(s.data, result, fragment(texts[0]), _exposure(exposure.dealer))
+    answer["players"] = round_players(s.data, result.players, [fragment(text) for text in texts[1:]],
+                                      [_exposure(x) for x in exposure.players], caps)
+    answer["house"] = result.house
+    return answer
+
+
 def exposure_answer(s: Scoring) -> dict[str, Any]:
     """The answer of ``POST /v1/exposures``: each seat's and the dealer's exposure
-    (RULES.md section 6.3) and the rules' ``max_payout``."""
-    seats = s.data["players"]
-    exposure = table_exposure([(p["stake"], p["bet"]) for p in seats], s.rules)
-    answer: dict[str, Any] = _EXPOSURE_OUT.dump(s.context | {
-        "max_payout": s.rules.max_payout,
-        "dealer": {"exposure": exposure.dealer},
-        "players": [{"id": p["id"], "stake": p["stake"], "bet": p["bet"], "exposure": x}
-                    for p, x in zip(seats, exposure.players, strict=True)],
-    })
+    (RULES.md section 6.3; bounded by balances under caps, 6.5) and the rules' ``max_payout``;
+    with ``base``, each seat's ``factors``, and from balances the largest multiples that fit
+    them (``max_bet_multiple`` per seat, ``max_bid_multiple`` for the dealer, DECISIONS 21-22)."""
+    data, rules = s.data, s.rules
+    seats, dealer = data["players"], data.get("dealer") or {}
+    exposure = table_exposure([(p["stake"], p["bet"]) for p in seats], rules, [p.get("balance") for p in seats],
+                              dealer.get("balance"))
+    players: list[dict[str, Any]] = []
+    for p, x in zip(seats, exposure.players, strict=True):
+        seat: dict[str, Any] = {"id": p["id"], "stake": p["stake"]}
+        if "base" in data:
+            seat["factors"] = factors(data, p)
+        seat |= {"bet": p["bet"], "exposure": x}
+        if "balance" in p:
+            seat["max_bet_multiple"] = max_bet_multiple(data["base"], dealer.get("bid_multiple", 1), p["bet"],
+                                                        p["balance"], rules)
+        players.append(seat)
+    dealer_out: dict[str, Any] = {"exposure": exposure.dealer}
+    if "balance" in dealer:
+        dealer_out["max_bid_multiple"] = max_bid_multiple(
+            data["base"], [(p.get("bet_multiple", 1), p["bet"], p.get("balance")) for p in seats], dealer["balance"],
+            rules)
+    answer: dict[str, Any] = _EXPOSURE_OUT.dump(s.context | {"max_payout": rules.max_payout, "dealer": dealer_out,
+                                                             "players": players})
     return answer
 
 

@@ -89,7 +89,8 @@ def test_schemathesis_covers_every_operation_including_the_document() -> None:
     labels = sorted(result.ok().label for result in results if isinstance(result, Ok))
     assert "GET /openapi.yaml" in labels
     assert labels == sorted(f"{method} {path}" for path, method in _spec_operations())
-    assert len(labels) == 22  # 18, POST /v1/exposures (issue 13), the two deals and the JWK Set (issue 26)
+    assert len(labels) == 23  # 18, POST /v1/exposures (issue 13), the two deals and the JWK Set (issue 26),
+    # POST /v1/showdowns (issue 25)
 
 
 def test_pytest_and_the_cli_share_one_hooks_file() -> None:

@@ -94,9 +94,17 @@ def test_openapi_rules_match_the_knob(name: str) -> None:
         assert spec["items"] == _ref("Category")
 
 
+#: The knobs every ``rules`` object lists; the others only while set (:attr:`Knob.listed_at_default`).
+LISTED = [name for name in KNOBS if RULE_KNOBS[name].listed_at_default]
+
+
 def test_openapi_rules_require_every_knob_in_order() -> None:
+    """Every knob is a property, in order; those listed at their default are required (the
+    round forms' knobs appear only while set, so earlier answers are unchanged)."""
     rules = SCHEMAS["Rules"]
-    assert list(rules["properties"]) == rules["required"] == list(KNOBS)
+    assert list(rules["properties"]) == list(KNOBS)
+    assert rules["required"] == LISTED
+    assert STANDARD.listed() == {name: STANDARD.as_dict()[name] for name in LISTED}
 
 
 def _rules_md_rows() -> dict[str, tuple[str, str]]:
@@ -120,6 +128,10 @@ def test_rules_md_table_agrees_with_the_knobs() -> None:
         elif knob.kind == "choice":
             assert kind == " / ".join(f"`{c}`" for c in knob.choices), name
             assert default == f"`{standard[name]}`", name
+        elif knob.kind == "int" and kind.startswith("`"):  # a short range, its values listed
+            values = [str(v) for v in range(knob.low, knob.high + 1)] + (["null"] if knob.nullable else [])
+            assert kind == " / ".join(v if v == "null" else f"`{v}`" for v in values), name
+            assert default == f"`{standard[name]}`", name
         elif knob.kind == "int":
             assert kind.startswith(("int", "integer")), name
             assert ("or null" in kind) == knob.nullable, name
@@ -127,7 +139,7 @@ def test_rules_md_table_agrees_with_the_knobs() -> None:
             if ".." in kind:
                 assert kind.split()[-1] == f"{knob.low:,}..{knob.high:,}", name
         else:
-            assert kind.startswith({"ranking": "list of all", "payouts": "map"}[knob.kind]), name
+            assert kind.startswith({"ranking": "list of categories", "payouts": "map"}[knob.kind]), name
     assert list(rows) == [name for name in KNOBS if name in rows]  # the same order
 
 
@@ -166,7 +178,8 @@ def test_every_knob_can_be_overridden_through_the_api(client: FlaskClient, name:
     assert out.status_code == 200
     body = out.get_json()
     expected = apply_overrides(STANDARD, {name: value})
-    assert body["rules"] == expected.as_dict() != STANDARD.as_dict()
+    assert body["rules"] == expected.listed() != STANDARD.listed()
+    assert body["rules"][name] == expected.as_dict()[name]
     assert body["rules_digest"] == expected.digest() != STANDARD.digest()
 
 
@@ -193,10 +206,10 @@ def test_every_knob_can_be_set_in_the_operator_profiles_file(tmp_path: Path) -> 
 def test_profiles_answer_and_gnau_profiles_list_every_knob(client: FlaskClient,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     for profile in client.get("/v1/profiles").get_json()["profiles"]:
-        assert list(profile["rules"]) == list(KNOBS)
+        assert list(profile["rules"]) == LISTED  # no built-in profile sets a round form's knob
     assert main(["profiles", "standard"]) == 0
     rows = [line.split()[0] for line in capsys.readouterr().out.splitlines() if line.strip()]
-    assert [row for row in rows if row in RULE_KNOBS] == list(KNOBS)
+    assert [row for row in rows if row in RULE_KNOBS] == LISTED
 
 
 #: Answers carry ``rules_digest``: it must never change for a rule set that exists.
@@ -232,7 +245,8 @@ def test_digests_of_existing_rule_sets_never_change() -> None:
 
 def test_a_later_knob_enters_the_digest_only_off_its_default() -> None:
     later = [name for name, knob in RULE_KNOBS.items() if not knob.always_digested]
-    assert {"commission_bps", "dealer_commission_bps"} <= set(later)
+    assert {"commission_bps", "dealer_commission_bps", "tie_payout", "balance_caps", "showdown",
+            "showdown_stake"} <= set(later)
     for name in later:
         assert apply_overrides(STANDARD, {name: other_value(name)}).digest() != STANDARD.digest()
 

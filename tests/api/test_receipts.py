@@ -224,7 +224,8 @@ def test_rules_sha256_is_the_whole_digest_and_rfc8785() -> None:
     samples = [p.rules for p in PROFILES.values()] + [
         Rules(commission_bps=500), Rules(dealer_commission_bps=1),
         apply_overrides(Rules(), {"straight": True, "payouts": {"flush": 9}}),
-        apply_overrides(Rules(), {"five_small_max_rank": 5, "bomb_order": "high_card"})]
+        apply_overrides(Rules(), {"five_small_max_rank": 5, "bomb_order": "high_card"}),
+        Rules(balance_caps="table", tie_payout="stake")]
     for rules in samples:
         data = {k: v for k, v in rules.as_dict().items() if not (k in late_knobs and v == defaults[k])}
         off = [c for c in late_categories if not data.get(c, False)]

@@ -214,7 +214,7 @@ def test_batch_endpoint_with_overrides(client: FlaskClient) -> None:
     hands = random_hands(300, 1, seed=9)
     body = client.post("/v1/evaluations/batch", json={"hands": texts(hands), "rules": overrides}).get_json()
     assert list(body) == ["profile", "rules_digest", "rules", "max_payout", "evaluations"]
-    assert body["rules"] == rules.as_dict()
+    assert body["rules"] == rules.listed()
     assert body["evaluations"] == expected(hands, rules)
 
 
@@ -453,12 +453,51 @@ def test_settlement_fast_load_equals_the_fields() -> None:
         body: dict[str, Any] = {"dealer": {"hand": text[:5]}, "players": [
             {"id": f"p{i}", "hand": text[5 * i:5 * i + 5], "stake": 10 * i} | ({"bet": "equal"} if i % 2 else {})
             for i in range(1, players + 1)]} | ({"decks": decks} if decks > 1 else {})
+        # The round forms (RULES.md 6.4-6.5): the one-pass reader takes the valid ones, and loads them as the
+        # fields do.
+        unstaked = [{k: v for k, v in p.items() if k != "stake"} for p in body["players"]]
+        round_forms: list[Any] = [
+            {**body, "base": 10}, {**body, "base": 10, "players": [p | {"bet_multiple": 2} for p in unstaked]},
+            {**body, "base": 10, "dealer": {**body["dealer"], "bid_multiple": 3, "balance": 9}, "players": unstaked},
+            {**body, "dealer": {**body["dealer"], "bid_multiple": 2}}, {**body, "dealer": {**body["dealer"], "balance": 5}},
+            {**body, "players": [p | {"balance": 5} for p in body["players"]]},
+            {**body, "players": [p | {"bet_multiple": 2} for p in body["players"]]},
+            {**body, "base": 10**12, "players": [p | {"bet_multiple": 2} for p in unstaked]}]
         for variant in [*_variants(body, "players", rng), {**body, "dealer": {"hand": text[5:10]}},
-                        {**body, "dealer": {"hand": text[:5], "id": "d"}}]:
+                        {**body, "dealer": {"hand": text[:5], "id": "d"}}, *round_forms]:
             fast, fields = _load_both(variant, schema)
             assert fast == fields, variant
             taken += SettlementRequestSchema._plain(variant) is not None
+        assert [SettlementRequestSchema._plain(variant) is not None for variant in round_forms] == [
+            False, True, True, False, True, True, False, False]
     assert taken > 40
+
+
+def test_showdown_fast_load_equals_the_fields() -> None:
+    from service.one_pass import plain_showdown
+    from service.schemas import ShowdownRequestSchema
+
+    rng = random.Random(23)
+    schema = ShowdownRequestSchema()
+    taken = 0
+    for players, decks in ((2, 1), (10, 1), (11, 2), (30, 4)):
+        shoe = rng.sample([c for c in range(52) for _ in range(decks)], 5 * players)
+        text = [CARDS[c].text for c in shoe]
+        body: dict[str, Any] = {"base": 10, "players": [
+            {"id": f"p{i}", "hand": text[5 * i:5 * i + 5]} | ({"bet_multiple": i % 100 + 1} if i % 2 else {})
+            | ({"balance": 10 * i} if i % 3 else {}) for i in range(players)]} | ({"decks": decks} if decks > 1 else {})
+        variants = [*_variants(body, "players", rng), {k: v for k, v in body.items() if k != "base"},
+                    {**body, "base": 0}, {**body, "base": 10**12}, {**body, "base": True}, {**body, "dealer": {}},
+                    {**body, "players": [p | {"bet_multiple": 101} for p in body["players"]]},
+                    {**body, "players": [p | {"balance": -1} for p in body["players"]]},
+                    {**body, "players": [p | {"stake": 5} for p in body["players"]]},
+                    {**body, "players": body["players"][:1]}]
+        for variant in variants:
+            fast, fields = _load_both(variant, schema)
+            assert fast == fields, variant
+            taken += plain_showdown(variant) is not None
+        assert plain_showdown(body) is not None
+    assert taken > 12
 
 
 @pytest.mark.parametrize("profile", PROFILE_NAMES)

@@ -58,6 +58,11 @@ RULE_SETS: dict[str, Rules] = {name: p.rules for name, p in PROFILES.items()} | 
     "shapes-dealer": apply_overrides(PROFILES["standard"].rules, {
         "straight": True, "flush": True, "full_house": True, "straight_flush": True, "dragon": True,
         "straight_ace_high": True}),
+    # A tie the dealer takes costs one stake (RULES.md 6.4, tie_payout; DECISIONS 30: exact).
+    "flat-tie": apply_overrides(PROFILES["standard"].rules, {"tie_payout": "stake"}),
+    "flat-tie-suited-commission": apply_overrides(PROFILES["liberal"].rules,
+                                                  {"tie_payout": "stake", "commission_bps": 333}),
+    "flat-tie-high-card": apply_overrides(PROFILES["niu-niu"].rules, {"tie_payout": "stake"}),
 }
 
 

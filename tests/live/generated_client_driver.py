@@ -86,6 +86,7 @@ def drive(base_url: str) -> dict[str, Any]:
         evaluate_hands,
         rank_hands,
         settle_round,
+        settle_showdown,
         table_exposures,
     )
     from gnau_scoring_client.models import (  # type: ignore[import-not-found]
@@ -94,6 +95,7 @@ def drive(base_url: str) -> dict[str, Any]:
         DealerRequest,
         DealRequest,
         EvaluationRequest,
+        ExposureDealerRequest,
         ExposureRequest,
         ExposureSeatRequest,
         HouseEdgeRequest,
@@ -104,6 +106,8 @@ def drive(base_url: str) -> dict[str, Any]:
         RankingRequest,
         RulesOverrides,
         SettlementRequest,
+        ShowdownPlayerRequest,
+        ShowdownRequest,
         VerifyDealRequest,
     )
 
@@ -155,6 +159,13 @@ def drive(base_url: str) -> dict[str, Any]:
             dealer=DealerRequest(hand=["KH", "QS", "10D", "4C", "AC"]),
             players=[PlayerRequest(id="p1", hand=["JS", "9H", "AD", "5C", "5D"], stake=1000, bet="double"),
                      PlayerRequest(id="p2", hand=["7S", "3H", "JH", "8C", "10C"], stake=1000, bet="equal")])))
+        # RULES.md section 8's bid for banker with table caps (issue 25).
+        record("settleRound", settle_round.sync_detailed(client=client, profile="niu-niu", body=SettlementRequest(
+            decks=2, base=100, rules=RulesOverrides(balance_caps="table"),
+            dealer=DealerRequest(hand=["KH", "QS", "10D", "3C", "4C"], bid_multiple=3, balance=1000),
+            players=[PlayerRequest(id=f"p{m}", hand=h, bet_multiple=m, balance=b) for m, h, b in (
+                (1, ["JS", "9H", "AD", "5C", "5D"], 500), (2, ["9S", "9D", "KS", "2H", "4D"], 10_000),
+                (3, ["KH", "QS", "10D", "3C", "4C"], 10_000), (4, ["7S", "3H", "JH", "8C", "10C"], 10_000))])))
         # A receipt, verified against the JWK Set the service publishes (the server signs
         # with the committed test-only key).
         keys = get_receipt_keys.sync_detailed(client=client)
@@ -164,6 +175,17 @@ def drive(base_url: str) -> dict[str, Any]:
         signed = settle_round.sync_detailed(client=client, receipt="true", body=table)
         record("settleRound", signed, verified=verify_receipt(json.loads(keys.content), table.to_dict(),
                                                                json.loads(signed.content)))
+        showdown = ShowdownRequest(base=10, players=[
+            ShowdownPlayerRequest(id="s1", hand=["JS", "9H", "AD", "5C", "5D"], bet_multiple=2),
+            ShowdownPlayerRequest(id="s2", hand=["7S", "3H", "JH", "8C", "10C"]),
+            ShowdownPlayerRequest(id="s3", hand=["9S", "9D", "KS", "2H", "4D"], bet_multiple=4),
+            ShowdownPlayerRequest(id="s4", hand=["2S", "5H", "8D", "7C", "QH"], bet_multiple=3)])
+        record("settleShowdown", settle_showdown.sync_detailed(client=client, profile="niu-niu", body=showdown))
+        record("settleShowdown", settle_showdown.sync_detailed(client=client, body=ShowdownRequest(
+            base=10, players=[ShowdownPlayerRequest(hand=["JS", "9H", "AD", "5C", "5D"])])))
+        signed = settle_showdown.sync_detailed(client=client, profile="niu-niu", receipt="true", body=showdown)
+        record("settleShowdown", signed, verified=verify_receipt(json.loads(keys.content), showdown.to_dict(),
+                                                                 json.loads(signed.content)))
         evaluation = EvaluationRequest(hand=["10S", "7H", "3D", "KC", "7D"])
         signed = evaluate_hand.sync_detailed(client=client, receipt="true", fields="label", body=evaluation)
         record("evaluateHand", signed, verified=verify_receipt(json.loads(keys.content), evaluation.to_dict(),
@@ -180,6 +202,10 @@ def drive(base_url: str) -> dict[str, Any]:
         record("tableExposures", table_exposures.sync_detailed(client=client, profile="bull-bull", body=ExposureRequest(
             players=[ExposureSeatRequest(id="p1", stake=1000, bet="double"),
                      ExposureSeatRequest(id="p2", stake=1000, bet="equal")])))
+        record("tableExposures", table_exposures.sync_detailed(client=client, profile="niu-niu", body=ExposureRequest(
+            base=100, dealer=ExposureDealerRequest(bid_multiple=3, balance=10_000),
+            players=[ExposureSeatRequest(id="p1", bet_multiple=1, balance=500),
+                     ExposureSeatRequest(id="p2", bet_multiple=2, balance=10_000)])))
 
         record("listProfiles", list_profiles.sync_detailed(client=client))
         record("getProfile", get_profile.sync_detailed("niu-niu", client=client))

@@ -122,7 +122,8 @@ def test_deals_and_receipts(seen: dict[str, list[dict[str, Any]]]) -> None:
     (keys,) = seen["getReceiptKeys"]
     assert keys["model"] == "JwkSet"
     assert [k["alg"] for k in keys["body"]["keys"]] == ["Ed25519"]
-    for observed, operation in ((seen["settleRound"][-1], "settleRound"), (seen["evaluateHand"][-1], "evaluateHand")):
+    for observed, operation in ((seen["settleRound"][-1], "settleRound"), (seen["evaluateHand"][-1], "evaluateHand"),
+                                (seen["settleShowdown"][-1], "settleShowdown")):
         assert observed["status"] == 200
         assert observed["body"]["receipt"].count(".") == 2
         assert observed["verified"] == {"signature": True, "request": True, "response": True, "tampered_answer": True,
@@ -171,7 +172,7 @@ def test_ranking(seen: dict[str, list[dict[str, Any]]]) -> None:
 
 
 def test_settlement(seen: dict[str, list[dict[str, Any]]]) -> None:
-    settlement, bull_bull, _ = seen["settleRound"]
+    settlement, bull_bull, banker, _ = seen["settleRound"]
     assert settlement["model"] == "SettlementResponse"
     body = settlement["body"]
     assert body["dealer"]["evaluation"]["label"] == "Double-Ox 8"
@@ -184,10 +185,28 @@ def test_settlement(seen: dict[str, list[dict[str, Any]]]) -> None:
         ("double", 3000, 150, 2850, {"max_loss": 5000, "max_win": 4750}),
         ("equal", 1000, 50, 950, {"max_loss": 1000, "max_win": 950})]
     assert (body["dealer"]["gross"], body["dealer"]["net"], body["house"]) == (-4000, -4000, 200)
-    (exposures,) = seen["tableExposures"]
+    exposures, with_dealer = seen["tableExposures"]
     assert exposures["model"] == "ExposureResponse"
     assert exposures["body"]["max_payout"] == 5
     assert [p["exposure"] for p in exposures["body"]["players"]] == [p["exposure"] for p in body["players"]]
+    # The round forms (issue 25): section 8's bid for banker with table caps, and the
+    # largest multiples the balances allow.
+    body = banker["body"]
+    assert [(p["factors"]["bet_multiple"], p["gross_uncapped"], p["gross"], p["cap"]) for p in body["players"]] == [
+        (1, 900, 294, "dealer_balance"), (2, -1200, -706, "dealer_balance"), (3, 0, 0, None),
+        (4, 2400, 1412, "dealer_balance")]
+    assert (body["dealer"]["gross"], body["dealer"]["sweep"]) == (-1000, None)
+    assert [p["max_bet_multiple"] for p in with_dealer["body"]["players"]] == [0, 6]
+    assert with_dealer["body"]["dealer"]["max_bid_multiple"] == 6
+
+
+def test_showdown(seen: dict[str, list[dict[str, Any]]]) -> None:
+    showdown, one, signed = seen["settleShowdown"]
+    assert (showdown["status"], showdown["model"]) == (200, "ShowdownResponse")
+    assert [p["gross"] for p in showdown["body"]["players"]] == [240, -30, -120, -90]
+    assert showdown["body"]["strongest"] == [{"index": 0, "id": "s1"}]
+    assert (one["status"], one["model"], one["body"]["errors"][0]["pointer"]) == (400, "Problem", "/players")
+    assert signed["body"]["players"] == showdown["body"]["players"]
 
 
 def test_profiles(seen: dict[str, list[dict[str, Any]]]) -> None:

@@ -890,6 +890,177 @@ def shape_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
 
 
 
+#: RULES.md section 8's bid-for-banker table (``niu-niu``, two decks, base 100, bid 3).
+BANKER_DEALER = ["KH", "QS", "10D", "3C", "4C"]
+BANKER_PLAYERS = [("p1", ["JS", "9H", "AD", "5C", "5D"]), ("p2", ["9S", "9D", "KS", "2H", "4D"]),
+                  ("p3", ["KH", "QS", "10D", "3C", "4C"]), ("p4", ["7S", "3H", "JH", "8C", "10C"])]
+#: RULES.md section 8's showdown (``niu-niu``, base 10).
+SHOWDOWN_PLAYERS = [("s1", ["JS", "9H", "AD", "5C", "5D"], 2), ("s2", ["7S", "3H", "JH", "8C", "10C"], 1),
+                    ("s3", ["9S", "9D", "KS", "2H", "4D"], 4), ("s4", ["2S", "5H", "8D", "7C", "QH"], 3)]
+
+
+def _banker(balances: list[Any] | None = None, dealer_balance: int | None = None) -> dict[str, Any]:
+    dealer: dict[str, Any] = {"hand": BANKER_DEALER, "bid_multiple": 3}
+    if dealer_balance is not None:
+        dealer["balance"] = dealer_balance
+    players = [{"id": name, "hand": hand, "bet_multiple": i + 1} for i, (name, hand) in enumerate(BANKER_PLAYERS)]
+    for player, balance in zip(players, balances or [], strict=False):
+        player["balance"] = balance
+    return {"decks": 2, "base": 100, "dealer": dealer, "players": players}
+
+
+def _showdown(balances: list[int] | None = None) -> dict[str, Any]:
+    players = [{"id": name, "hand": hand, "bet_multiple": m} for name, hand, m in SHOWDOWN_PLAYERS]
+    for player, balance in zip(players, balances or [], strict=False):
+        player["balance"] = balance
+    return {"base": 10, "players": players}
+
+
+def _round_table(rng: random.Random, players: int, decks: int = 1) -> dict[str, Any]:
+    """A random bid-for-banker table: base, bid and bet multiples, bets."""
+    hands = deal(rng, players + 1, decks)
+    seats = [{"id": f"seat-{i + 1}", "hand": h, "bet_multiple": rng.randint(1, 100), "bet": rng.choice(("double", "equal"))}
+             for i, h in enumerate(hands[1:])]
+    return {"decks": decks, "base": rng.choice((1, 10, 100, 10**6)),
+            "dealer": {"hand": hands[0], "bid_multiple": rng.randint(1, 100)}, "players": seats}
+
+
+def round_settlement_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """``settleRound`` with base and multiples, tie payouts, balances and caps (RULES.md 6.4-6.5)."""
+    path = "/v1/settlements"
+    nn = path + "?profile=niu-niu"
+    yield "section-8/bid-for-banker", post(nn, _banker())
+    yield "section-8/table-caps", post(nn, _banker([500, 10_000, 10_000, 10_000], 1000) | {"rules": {"balance_caps": "table"}})
+    yield "section-8/players-caps", post(nn, _banker([500, 10_000, 10_000, 10_000]) | {"rules": {"balance_caps": "players"}})
+    yield "section-8/dealer-short", post(nn, {"base": 100, "rules": {"balance_caps": "table"}, "dealer": {
+        "hand": ["QH", "8S", "2D", "4C", "6C"], "bid_multiple": 3, "balance": 3001}, "players": [
+        {"id": "p1", "hand": ["AS", "AH", "2C", "2H", "4H"], "bet_multiple": 1, "balance": 10_000},
+        {"id": "p2", "hand": ["9S", "9D", "KS", "2S", "4D"], "bet_multiple": 2, "balance": 10_000},
+        {"id": "p3", "hand": ["7S", "3H", "JH", "8C", "10C"], "bet_multiple": 3, "balance": 10_000},
+        {"id": "p4", "hand": ["5S", "6H", "7D", "8H", "9C"], "bet_multiple": 4, "balance": 2000}]})
+    tie: dict[str, Any] = {"dealer": {"hand": ["10S", "9H", "AD", "7C", "4H"]}, "players": [
+        {"id": "tied", "hand": ["10H", "9D", "AC", "7D", "4S"], "stake": 100},
+        {"id": "no-ox", "hand": ["2S", "3H", "8D", "9C", "KH"], "stake": 100, "bet": "equal"}]}
+    yield "tie-payout/hand", post(path, tie)
+    yield "tie-payout/stake", post(path, tie | {"rules": {"tie_payout": "stake"}})
+    yield "tie-payout/stake-base", post(path, {"base": 50, "dealer": {"hand": tie["dealer"]["hand"], "bid_multiple": 2},
+                                              "players": [{"hand": tie["players"][0]["hand"]}],
+                                              "rules": {"tie_payout": "stake"}})
+    yield "sweep/all-win", post(path, {"base": 5, "dealer": {"hand": ["JS", "QH", "KD", "JC", "QD"]},
+                                       "players": [{"hand": h} for h in deal(rng, 3)]})
+    yield "sweep/all-lose", post(path, {"base": 5, "dealer": {"hand": ["10S", "9H", "8D", "4C", "4H"]},
+                                        "players": [{"hand": CURATED["five-dukes"]}, {"hand": CURATED["double-ox-a"]}]})
+    yield "caps/commission", post(path + "?profile=bull-bull", _banker([300, 5000, 0, 10**15], 2000)
+                                  | {"rules": {"balance_caps": "table", "dealer_commission_bps": 1000}})
+    yield "caps/stakes", post(path, _table(rng, 5) | {"rules": {"balance_caps": "players"}} | {"players": [
+        p | {"balance": rng.choice((0, 1, 99, 10**6))} for p in _table(rng, 5)["players"]]})
+    for i in range(4):
+        yield f"random/{i}", post(_q(path, PROFILES[i]), _round_table(rng, rng.randint(1, 9)))
+    yield "random/decks-8", post(path + "?profile=liberal", _round_table(rng, 82, 8))
+    yield from _round_settlement_errors(rng)
+
+
+def _round_settlement_errors(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    path = "/v1/settlements"
+    nn = path + "?profile=niu-niu"
+    table = _banker()
+    yield "invalid/base-and-stake", post(nn, table | {"players": [p | {"stake": 100} for p in table["players"]]})
+    yield "invalid/multiple-without-base", post(nn, {k: v for k, v in table.items() if k != "base"})
+    yield "invalid/product", post(nn, table | {"base": 10**11})
+    for base in (0, 10**12 + 1, "100", 1.5, None, True):
+        yield f"invalid/base/{base}", post(nn, table | {"base": base})
+    yield "invalid/multiples", post(nn, table | {"dealer": {"hand": BANKER_DEALER, "bid_multiple": 101}, "players": [
+        p | {"bet_multiple": m} for p, m in zip(table["players"], (0, 101, "2", 2.0), strict=True)]})
+    yield "invalid/balance-under-none", post(nn, _banker([1, 2, 3, 4], 5))
+    yield "invalid/missing-balances", post(nn, _banker([1]) | {"rules": {"balance_caps": "table"}})
+    yield "invalid/dealer-balance-under-players", post(nn, _banker([1, 2, 3, 4], 5) | {"rules": {"balance_caps": "players"}})
+    yield "invalid/balances", post(nn, _banker([-1, 10**15 + 1, "5", None], -3) | {"rules": {"balance_caps": "table"}})
+    yield "invalid/everything", post(nn, table | {"base": 0, "rules": {"balance_caps": "pots"}, "players": [
+        {"hand": ["AS"], "stake": 5, "bet_multiple": 3, "balance": 7}]})
+    overflow = _round_table(rng, 9)
+    overflow |= {"base": 2 * 10**7, "dealer": overflow["dealer"] | {"bid_multiple": 100},
+                 "players": [p | {"bet_multiple": 100, "bet": "double"} for p in overflow["players"]],
+                 "rules": {"payouts": {"five_dukes": 1000}, "suited_bonus": "hand", "suited_multiplier": 10}}
+    yield "invalid/overflow", post(path, overflow)
+
+
+def round_showdown_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """``settleShowdown`` (RULES.md 6.6): section 8's tables, caps, ties, bounds, errors."""
+    path = "/v1/showdowns?profile=niu-niu"
+    for showdown in ("winner_takes_all", "all_pairs"):
+        for stake in ("loser", "loser_x_winner"):
+            yield f"section-8/{showdown}/{stake}", post(path, _showdown() | {"rules": {"showdown": showdown,
+                                                                                      "showdown_stake": stake}})
+    yield "section-8/defaults", post(path, _showdown())
+    yield "section-8/caps", post(path, _showdown([10_000, 25, 10_000, 10_000]) | {"rules": {"balance_caps": "players"}})
+    yield "section-8/standard-two-strongest", post("/v1/showdowns", {"base": 10, "players": [
+        {"id": "s1", "hand": ["10H", "9D", "AC", "7D", "4S"]}, {"id": "s2", "hand": ["10C", "9S", "AH", "7C", "4D"]},
+        {"id": "s3", "hand": ["10S", "9H", "8D", "4C", "4H"], "bet_multiple": 3}]})
+    yield "five-dukes-tie", post(path, {"base": 7, "decks": 2, "players": [
+        {"hand": CURATED["five-dukes"]}, {"hand": ["JH", "QS", "KS", "KH", "QC"]}, {"hand": CURATED["no-ox"]}]})
+    yield "winner-caps", post(path, _showdown([50, 10_000, 10_000, 10_000]) | {"rules": {"balance_caps": "table"}})
+    yield "commission", post("/v1/showdowns?profile=bull-bull", _showdown() | {"rules": {"showdown": "all_pairs"}})
+    yield "ten-players", post("/v1/showdowns", {"base": 1000, "players": [
+        {"id": f"s{i}", "hand": h, "bet_multiple": rng.randint(1, 100)} for i, h in enumerate(deal(rng, 10))]})
+    yield "decks-8", post("/v1/showdowns?profile=liberal", {"base": 3, "decks": 8, "players": [
+        {"hand": h, "bet_multiple": rng.randint(1, 100)} for h in deal(rng, 83, 8)]})
+    yield "invalid/one-player", post(path, {"base": 10, "players": [{"hand": CURATED["no-ox"]}]})
+    yield "invalid/eleven-players", post("/v1/showdowns", {"base": 10, "players": [{"hand": h} for h in deal(rng, 11, 2)]})
+    yield "invalid/no-base", post(path, {"players": _showdown()["players"]})
+    yield "invalid/stake-bet-dealer", post(path, _showdown() | {"dealer": {"hand": CURATED["bomb"]}, "players": [
+        p | {"stake": 5, "bet": "equal"} for p in _showdown()["players"]]})
+    yield "invalid/caps-all-pairs", post(path, _showdown([1, 2, 3, 4]) | {"rules": {"balance_caps": "players",
+                                                                                  "showdown": "all_pairs"}})
+    yield "invalid/missing-balances", post(path, _showdown([1]) | {"rules": {"balance_caps": "table"}})
+    yield "invalid/balance-under-none", post(path, _showdown([1, 2, 3, 4]))
+    yield "invalid/repeat-across", post(path, {"base": 1, "players": [{"hand": CURATED["no-ox"]}, {"hand": CURATED["no-ox"]}]})
+    yield "invalid/product", post(path, _showdown() | {"base": 3 * 10**11})
+    yield "invalid/overflow", post("/v1/showdowns", {"base": 10**10, "players": [{"hand": h, "bet_multiple": 100}
+                                                                               for h in deal(rng, 10)],
+                                                     "rules": {"payouts": {"five_dukes": 1000},
+                                                               "showdown_stake": "loser_x_winner"}})
+    yield "receipts/showdown", post("/v1/showdowns?receipt=true&profile=niu-niu", _showdown(), app="receipts")
+    yield "receipts/not-configured", post("/v1/showdowns?receipt=true", _showdown())
+
+
+def round_exposure_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """``tableExposures`` with base, the dealer object and balances (RULES.md 6.5; DECISIONS 21-22)."""
+    path = "/v1/exposures?profile=niu-niu"
+    seats = [{"id": "p1", "bet_multiple": 1, "balance": 500}, {"id": "p2", "bet_multiple": 2, "balance": 10_000},
+             {"id": "p3", "bet_multiple": 3, "bet": "equal", "balance": 10_000}, {"id": "p4", "bet_multiple": 4}]
+    body = {"base": 100, "dealer": {"bid_multiple": 3, "balance": 10_000}, "players": seats}
+    yield "dealer/none", post(path, body)
+    yield "dealer/players-caps", post(path, body | {"rules": {"balance_caps": "players"}})
+    yield "dealer/table-caps", post(path, body | {"rules": {"balance_caps": "table"}})
+    yield "dealer/no-balance", post(path, {"base": 100, "dealer": {"bid_multiple": 3}, "players": seats[3:]})
+    yield "dealer/tight", post(path, {"base": 10**6, "dealer": {"balance": 10**6}, "players": [{"balance": 1}]})
+    yield "invalid/balance-without-base", post(path, {"players": [{"stake": 100, "balance": 5}], "dealer": {"balance": 1}})
+    yield "invalid/multiple-without-base", post(path, {"players": [{"stake": 100, "bet_multiple": 5}],
+                                                       "dealer": {"bid_multiple": 2}})
+    yield "invalid/stake-with-base", post(path, {"base": 1, "players": [{"stake": 100}]})
+    yield "invalid/product", post(path, {"base": 10**11, "dealer": {"bid_multiple": 10}, "players": [{"bet_multiple": 2}]})
+
+
+def round_analysis_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """The analyses under the round forms' knobs (DECISIONS 30): ``tie_payout`` exactly, caps and
+    showdowns named in ``ignored_knobs``."""
+    yield "odds/tie-stake", post("/v1/odds", {"hand": CURATED["single-ox-0"], "rules": {"tie_payout": "stake"}})
+    yield "odds/tie-stake-four", post("/v1/odds", {"hand": ["AS", "KH", "10D", "4C"], "rules": {"tie_payout": "stake"}})
+    yield "odds/tie-stake-dealer", post("/v1/odds", {"hand": ["AS", "KH", "10D"], "role": "dealer", "opponents": 3,
+                                                     "rules": {"tie_payout": "stake"}})
+    yield "odds/caps", post("/v1/odds?profile=niu-niu", {"hand": CURATED["single-ox-0"], "rules": {"balance_caps": "table"}})
+    yield "house-edge/tie-stake", post("/v1/analyses/house-edge", {"rules": {"tie_payout": "stake"}})
+    yield "house-edge/tie-stake-equal", post("/v1/analyses/house-edge?profile=casino",
+                                             {"rules": {"tie_payout": "stake", "commission_bps": 500}, "bet": "equal"})
+    yield "house-edge/showdown", post("/v1/analyses/house-edge", {"rules": {"showdown": "all_pairs",
+                                                                            "showdown_stake": "loser_x_winner"}})
+    yield "distribution/caps", post("/v1/analyses/distribution", {"rules": {"balance_caps": "players"}})
+    yield "evaluate/rules-echo", post("/v1/evaluations", {"hand": CURATED["no-ox"], "rules": {
+        "tie_payout": "stake", "balance_caps": "table", "showdown": "all_pairs", "showdown_stake": "loser_x_winner"}})
+    yield "evaluate/invalid-knobs", post("/v1/evaluations", {"hand": CURATED["no-ox"], "rules": {
+        "tie_payout": "half", "balance_caps": True, "showdown": None, "showdown_stake": 2}})
+
+
 #: The request generators, by operation group; each gets its own seeded random source.
 GROUPS: dict[str, Callable[[random.Random], Iterator[tuple[str, Entry]]]] = {
     "evaluateHand": evaluation_requests,
@@ -906,6 +1077,11 @@ GROUPS: dict[str, Callable[[random.Random], Iterator[tuple[str, Entry]]]] = {
     "receipts": receipt_requests,
     # Issue 24, after the groups before it for the same reason.
     "shapes": shape_requests,
+    # Issue 25 (the round forms, RULES.md 6.4-6.6), after every earlier group likewise.
+    "roundSettlements": round_settlement_requests,
+    "settleShowdown": round_showdown_requests,
+    "roundExposures": round_exposure_requests,
+    "roundAnalyses": round_analysis_requests,
 }
 
 
