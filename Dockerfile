@@ -26,7 +26,9 @@ RUN python -m venv /opt/venv
 ENV PATH="/opt/venv/bin:${PATH}"
 
 WORKDIR /src
-COPY constraints.txt pyproject.toml README.md ./
+# openapi.yaml: service/openapi.yaml links to it; the package ships the contract it serves
+# (GET /openapi.yaml) and signs receipts under (its info.version).
+COPY constraints.txt pyproject.toml README.md openapi.yaml ./
 COPY service ./service
 # Bytecode is compiled here (pip's default) so the read-only runtime never needs to write it.
 RUN pip install --no-cache-dir -c constraints.txt .
@@ -36,7 +38,7 @@ FROM ${PYTHON_IMAGE} AS runtime
 
 LABEL org.opencontainers.image.title="gnau-scoring" \
       org.opencontainers.image.description="Stateless REST API that scores hands of the card game Gnau" \
-      org.opencontainers.image.version="1.0.0"
+      org.opencontainers.image.version="1.2.0"
 
 RUN groupadd --system --gid 10001 gnau \
  && useradd --system --uid 10001 --gid 10001 --no-create-home \

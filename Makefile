@@ -26,9 +26,17 @@ install-dev: $(BIN)/python $(NPM_STAMP)
 $(NPM_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund >$(NPM_LOG) 2>&1 || { cat $(NPM_LOG); exit 1; }
 
+## Receipts work out of the box under `make run`: a development key is made on first use in
+## the git-ignored .dev/ (the service logs that it signs with a development key). Set
+## GNAU_RECEIPT_KEY_FILE to sign with your own key, or to nothing to run without one. Only
+## `make run` makes a key: `gnau serve` and the image never do.
+DEV_RECEIPT_KEY := .dev/receipt-key.pem
+GNAU_RECEIPT_KEY_FILE ?= $(DEV_RECEIPT_KEY)
+
 ## Start the service on 127.0.0.1:8000 with the same gunicorn config as the container.
 run: install
-	$(BIN)/gunicorn -c gunicorn.conf.py
+	@if [ "$(GNAU_RECEIPT_KEY_FILE)" = "$(DEV_RECEIPT_KEY)" ]; then $(BIN)/python -m service.receipts $(DEV_RECEIPT_KEY); fi
+	GNAU_RECEIPT_KEY_FILE="$(GNAU_RECEIPT_KEY_FILE)" $(BIN)/gunicorn -c gunicorn.conf.py
 
 # schemathesis gives every operation's test the same node id, which pytest-xdist folds
 # into one: the contract run goes in its own process so that every operation is tested.

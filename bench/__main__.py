@@ -83,7 +83,7 @@ How it is measured:
   fixed random sample of one-deck hands; numpy `evaluate_many` then scores all 2,598,960
   one-deck hands from the class tables (8,568 classes per profile), and the ratio of the
   two rates is the engine figure. The per-hand table paths run on the same sample:
-  `evaluate.evaluate` builds full `Evaluation` objects; `serialize.evaluation_dicts` (the
+  `evaluate.evaluate` builds full `Evaluation` objects; `resolved` + `serialize.evaluations_json` (the
   batch endpoint's path) goes from card codes straight to response data. Table build time
   and memory are measured in fresh interpreters (memory with `tracemalloc`, RSS growth
   beside it).

@@ -4,6 +4,8 @@ The access line carries the request id the service echoed in ``X-Request-ID``, t
 ``pid`` of the worker that served it and ``wait_ms``, how long the request waited for its
 worker's compute lane before it ran (0 for a request that needs none:
 :mod:`service.http.compute`); every line has the fields of :func:`service.logs.json_formatter`.
+On the deal paths (:data:`SECRET_PATHS`) the query string is not logged: a seed belongs in
+the body, and one put in the query by mistake must not reach the log (RULES.md 9.1).
 """
 
 from __future__ import annotations
@@ -16,7 +18,12 @@ from gunicorn.glogging import Logger
 
 from service.logs import WAIT_KEY, json_formatter
 
-__all__ = ["JsonLogger"]
+__all__ = ["REDACTED", "SECRET_PATHS", "JsonLogger"]
+
+#: Paths whose query string the access log leaves out (the deals take no query parameter).
+SECRET_PATHS = ("/v1/deals",)
+#: What the access log writes instead of such a query string.
+REDACTED = "(not logged on this path)"
 
 
 class JsonLogger(Logger):  # type: ignore[misc]
@@ -34,11 +41,14 @@ class JsonLogger(Logger):  # type: ignore[misc]
             return
         headers = {k.lower(): v for k, v in (resp.headers or [])}
         status = resp.status.split(None, 1)[0] if isinstance(resp.status, str) else str(resp.status)
+        path, query = environ.get("PATH_INFO"), environ.get("QUERY_STRING") or None
+        if query is not None and isinstance(path, str) and path.startswith(SECRET_PATHS):
+            query = REDACTED
         self.access_log.log(logging.INFO, "request", extra={
             "remote_addr": environ.get("REMOTE_ADDR", "-"),
             "method": environ.get("REQUEST_METHOD"),
-            "path": environ.get("PATH_INFO"),
-            "query": environ.get("QUERY_STRING") or None,
+            "path": path,
+            "query": query,
             "status": int(status) if status.isdigit() else status,
             "bytes": getattr(resp, "sent", None),
             "duration_ms": round(request_time.total_seconds() * 1000, 3),

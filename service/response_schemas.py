@@ -14,7 +14,7 @@ from marshmallow import Schema, fields
 from service.serialize import evaluation_dict
 
 __all__ = ["EvaluationField", "ExposureResponseSchema", "ProfileListSchema", "ProfileSchema", "RankingResponseSchema",
-           "ScoringContextSchema", "SettlementResponseSchema"]
+           "ScoringContextSchema", "SettlementResponseSchema", "ShowdownResponseSchema"]
 
 
 class EvaluationField(fields.Field[Any]):
@@ -56,24 +56,38 @@ class ExposureSchema(Schema):
 
 
 class DealerResultSchema(Schema):
-    """The dealer's hand, gross result, commission, net amount and exposure."""
+    """The dealer's hand, gross result, commission, net amount, ``sweep`` (with ``base``,
+    RULES.md 6.4) and exposure."""
 
     evaluation = EvaluationField()
     gross = fields.Integer()
     commission = fields.Integer()
     net = fields.Integer()
+    sweep = fields.String(allow_none=True)
     exposure = fields.Nested(ExposureSchema)
 
 
+class FactorsSchema(Schema):
+    """A stake's factors at a table with ``base`` (RULES.md 6.4)."""
+
+    base = fields.Integer()
+    bid_multiple = fields.Integer()
+    bet_multiple = fields.Integer()
+
+
 class PlayerResultSchema(Schema):
-    """One player's settled result."""
+    """One player's settled result (``factors`` with ``base``; ``gross_uncapped`` and ``cap``
+    under balance caps, RULES.md 6.5)."""
 
     id = fields.String(allow_none=True)
     evaluation = EvaluationField()
     stake = fields.Integer()
+    factors = fields.Nested(FactorsSchema)
     bet = fields.String()
     outcome = fields.String()
+    gross_uncapped = fields.Integer()
     gross = fields.Integer()
+    cap = fields.String(allow_none=True)
     commission = fields.Integer()
     amount = fields.Integer()
     exposure = fields.Nested(ExposureSchema)
@@ -88,18 +102,22 @@ class SettlementResponseSchema(ScoringContextSchema):
 
 
 class ExposureSeatResultSchema(Schema):
-    """One seat's exposure before the deal."""
+    """One seat's exposure before the deal (``factors`` with ``base``, ``max_bet_multiple``
+    with a balance, RULES.md 6.5)."""
 
     id = fields.String(allow_none=True)
     stake = fields.Integer()
+    factors = fields.Nested(FactorsSchema)
     bet = fields.String()
     exposure = fields.Nested(ExposureSchema)
+    max_bet_multiple = fields.Integer()
 
 
 class ExposureDealerSchema(Schema):
-    """The dealer's exposure before the deal."""
+    """The dealer's exposure before the deal (``max_bid_multiple`` with a balance)."""
 
     exposure = fields.Nested(ExposureSchema)
+    max_bid_multiple = fields.Integer()
 
 
 class ExposureResponseSchema(ScoringContextSchema):
@@ -107,6 +125,39 @@ class ExposureResponseSchema(ScoringContextSchema):
 
     dealer = fields.Nested(ExposureDealerSchema)
     players = fields.List(fields.Nested(ExposureSeatResultSchema))
+
+
+class ShowdownEntrySchema(Schema):
+    """One place in a showdown's ranking, or one of its strongest hands."""
+
+    index = fields.Integer()
+    id = fields.String(allow_none=True)
+    position = fields.Integer()
+
+
+class ShowdownPlayerSchema(Schema):
+    """One player's showdown result (``balance`` caps: ``gross_uncapped`` and ``cap``)."""
+
+    id = fields.String(allow_none=True)
+    evaluation = EvaluationField()
+    stake = fields.Integer()
+    bet_multiple = fields.Integer()
+    position = fields.Integer()
+    gross_uncapped = fields.Integer()
+    gross = fields.Integer()
+    cap = fields.String(allow_none=True)
+    commission = fields.Integer()
+    amount = fields.Integer()
+
+
+class ShowdownResponseSchema(ScoringContextSchema):
+    """``{"profile", "rules_digest", "base", "ranking", "strongest", "players", "house"}`` (RULES.md 6.6)."""
+
+    base = fields.Integer()
+    ranking = fields.List(fields.Nested(ShowdownEntrySchema))
+    strongest = fields.List(fields.Nested(ShowdownEntrySchema(exclude=("position",))))
+    players = fields.List(fields.Nested(ShowdownPlayerSchema))
+    house = fields.Integer()
 
 
 class ProfileSchema(Schema):
@@ -117,7 +168,7 @@ class ProfileSchema(Schema):
     builtin = fields.Boolean()
     extends = fields.String(allow_none=True)
     rules_digest = fields.Function(lambda p: p.rules.digest())
-    rules = fields.Function(lambda p: p.rules.as_dict())
+    rules = fields.Function(lambda p: p.rules.listed())
     max_payout = fields.Function(lambda p: p.rules.max_payout)
 
 

@@ -9,13 +9,16 @@ Cards are read by the engine's one reader (:mod:`service.engine.cards`,
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from itertools import repeat
+from operator import itemgetter
+from typing import Any, overload
 
-from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
 
 from service.engine.batch import read_hands
+from service.engine.bets import BETS, DEFAULT_BET
+from service.engine.caps import MAX_BALANCE
 from service.engine.cards import (
-    DECK_SIZE,
     HAND_SIZE,
     MAX_DECKS,
     count_excess,
@@ -25,34 +28,36 @@ from service.engine.cards import (
 )
 from service.engine.knobs import Knob
 from service.engine.rules import RULE_KNOBS
-from service.engine.settle import BETS, MAX_STAKE
+from service.engine.settle import MAX_MULTIPLE, MAX_STAKE
+from service.one_pass import (
+    MAX_ID_LENGTH,
+    max_players,
+    max_seats,
+    plain_decks,
+    plain_hands,
+    plain_settlement,
+    plain_showdown,
+)
 
 __all__ = [
     "MESSAGES",
     "BatchRequestSchema",
+    "Entries",
     "EvaluationRequestSchema",
     "ExposureRequestSchema",
     "RankingRequestSchema",
     "RulesOverridesSchema",
     "ScoringRequestSchema",
     "SettlementRequestSchema",
+    "ShowdownRequestSchema",
     "bet_field",
     "card_codes",
     "max_players",
+    "max_seats",
 ]
 
 MAX_BATCH = 10_000
 MAX_RANKING = 1_000
-MAX_ID_LENGTH = 128
-
-
-def max_players(decks: int) -> int:
-    """How many players a table can seat besides the dealer: ``floor(52 * decks / 5) - 1``.
-
-    >>> max_players(1), max_players(8)
-    (9, 82)
-    """
-    return DECK_SIZE * decks // HAND_SIZE - 1
 
 
 def _messages(problems: Mapping[Any, str]) -> dict[Any, list[str]]:
@@ -296,10 +301,91 @@ class RankingEntrySchema(_Strict):
     hand = HandField(required=True, error_messages=MESSAGES)
 
 
+class Entries(Sequence[dict[str, Any]]):
+    """Loaded ranking entries read in one pass: their ids and their hands' codes (as one
+    :class:`~service.engine.batch.Hands` from 48 hands on), each entry ``{"id", "hand"}``
+    made only when asked for; equal to the list the fields load.
+
+    >>> e = Entries(["a", None], [(3, 4, 9, 14, 19), (51, 44, 41, 38, 35)])
+    >>> e[1], len(e), e == [{"id": "a", "hand": (3, 4, 9, 14, 19)}, {"id": None, "hand": (51, 44, 41, 38, 35)}]
+    ({'id': None, 'hand': (51, 44, 41, 38, 35)}, 2, True)
+    """
+
+    __hash__ = None  # type: ignore[assignment]  # compares by value, like a list
+
+    def __init__(self, ids: list[str | None], codes: Sequence[Sequence[int]]) -> None:
+        self.ids = ids
+        self.codes = codes
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(index, slice):
+            return [{"id": i, "hand": h} for i, h in zip(self.ids[index], self.codes[index], strict=True)]
+        return {"id": self.ids[index], "hand": self.codes[index]}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
 class RankingRequestSchema(ScoringRequestSchema):
-    """``POST /v1/rankings``: 2 to 1,000 hands, each checked on its own."""
+    """``POST /v1/rankings``: 2 to 1,000 hands, each checked on its own.
+
+    The common body (``hands`` of ``{"hand": [...], "id": "..."}`` entries, all valid, and
+    ``decks`` at most) loads in one pass over the hands, without the field machinery (the
+    same data: the tests compare the two); anything else, and every error, goes through
+    the fields.
+
+    >>> RankingRequestSchema().load({"hands": [{"id": "a", "hand": ["AS", "2D", "3C", "4H", "5S"]},
+    ...                                        {"hand": ["KS", "QD", "JC", "10H", "9S"]}]})["hands"]
+    [{'id': 'a', 'hand': [3, 4, 9, 14, 19]}, {'id': None, 'hand': [51, 44, 41, 38, 35]}]
+
+    (Hands read in one pass come as tuples of codes: :class:`~service.engine.batch.Hands` rows.)
+    """
 
     hands = BoundedList(_nested(RankingEntrySchema), 2, MAX_RANKING, "hands", required=True)
+
+    def load(self, data: Any, *args: Any, **kwargs: Any) -> Any:
+        """marshmallow's ``load``, with the one-pass path for a plainly valid body."""
+        if not args and not kwargs:
+            fast = self._plain(data)
+            if fast is not None:
+                return fast
+        return super().load(data, *args, **kwargs)
+
+    @staticmethod
+    def _plain(data: Any) -> dict[str, Any] | None:
+        if type(data) is not dict or not data.keys() <= {"hands", "decks"}:
+            return None
+        decks, entries = plain_decks(data), data.get("hands")
+        if decks is None or type(entries) is not list or not 2 <= len(entries) <= MAX_RANKING:
+            return None
+        # Checked a whole list at a time (C loops, no call per entry): objects holding a
+        # "hand" and at most an "id", every id given a string of at most MAX_ID_LENGTH.
+        if set(map(type, entries)) != {dict} or not all(map(dict.__contains__, entries, repeat("hand"))):
+            return None
+        given = sum(map(dict.__contains__, entries, repeat("id")))
+        if sum(map(len, entries)) != len(entries) + given:
+            return None
+        ids = list(map(dict.get, entries, repeat("id")))
+        if given:
+            named = [i for i in ids if i is not None]
+            if len(named) != given or set(map(type, named)) != {str} or max(map(len, named)) > MAX_ID_LENGTH:
+                return None
+        codes = plain_hands(list(map(itemgetter("hand"), entries)), decks, shared=False)
+        if codes is None:
+            return None
+        return {"decks": decks, "rules": None, "hands": Entries(ids, codes)}
 
     @validates_schema(skip_on_field_errors=False)
     def _check_cards(self, data: Mapping[str, Any], **kwargs: Any) -> None:
@@ -312,43 +398,182 @@ class RankingRequestSchema(ScoringRequestSchema):
                 raise ValidationError(errors)
 
 
+#: What a multiple without the table's ``base`` is told (RULES.md 6.4).
+NEEDS_BASE = "needs the table's base: with base, each stake is base × bid_multiple × bet_multiple"
+#: What a stake beside the table's ``base`` is told (RULES.md 6.4).
+BASE_AND_STAKE = ("give the table's base or each player's stake, not both: with base, each stake is "
+                  "base × bid_multiple × bet_multiple")
+
+
+class Refused(fields.Field[Any]):
+    """A member this shape does not take, with the reason (a multiple without ``base``, a
+    stake beside it): any value given is an error naming the member."""
+
+    def __init__(self, reason: str, **kwargs: Any) -> None:
+        super().__init__(error_messages={**MESSAGES, "refused": reason}, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Any:
+        raise self.make_error("refused")
+
+
+class ByBase(fields.Field[Any]):
+    """A member whose shape depends on whether the table gives ``base`` (RULES.md 6.4): loaded
+    by ``plain`` without it, by ``based`` with it. Both see the same body, so the one-pass
+    readers and the fields load alike."""
+
+    def __init__(self, plain: fields.Field[Any], based: fields.Field[Any], **kwargs: Any) -> None:
+        super().__init__(error_messages=MESSAGES, **kwargs)
+        self.plain, self.based = plain, based
+
+    def _bind_to_schema(self, field_name: str, parent: Any) -> None:
+        super()._bind_to_schema(field_name, parent)
+        self.plain._bind_to_schema(field_name, parent)
+        self.based._bind_to_schema(field_name, parent)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Any:
+        chosen = self.based if isinstance(data, Mapping) and "base" in data else self.plain
+        return chosen.deserialize(value, attr, data, **kwargs)
+
+
+def _multiple_field() -> fields.Integer:
+    return _int(1, MAX_MULTIPLE)
+
+
+def _balance_field() -> fields.Integer:
+    return _int(0, MAX_BALANCE)
+
+
+def _base_field(**kwargs: Any) -> fields.Integer:
+    return _int(1, MAX_STAKE, **kwargs)
+
+
 class DealerSchema(_Strict):
-    """The dealer: ``{"hand": [5 cards]}``."""
+    """The dealer: ``{"hand": [5 cards]}``, and ``balance`` under ``table`` caps (RULES.md 6.5)."""
 
     hand = HandField(required=True, error_messages=MESSAGES)
+    bid_multiple: fields.Field[Any] = Refused(NEEDS_BASE)
+    balance = _balance_field()
+
+
+class BaseDealerSchema(DealerSchema):
+    """The dealer at a table with ``base``: also its ``bid_multiple`` (1..100, default 1)."""
+
+    bid_multiple = _multiple_field()
 
 
 def bet_field() -> fields.String:
     """A ``bet`` member: ``double`` (the default) or ``equal`` (RULES.md section 6.1)."""
-    return _choice(*BETS, load_default="double")
+    return _choice(*BETS, load_default=DEFAULT_BET)
 
 
 class PlayerSchema(_Strict):
-    """A player: ``{"id": "optional", "hand": [5 cards], "stake": 100, "bet": "double"}``."""
+    """A player: ``{"id": "optional", "hand": [5 cards], "stake": 100, "bet": "double"}``, and
+    ``balance`` under caps (RULES.md 6.5)."""
 
     id = _id_field()
     hand = HandField(required=True, error_messages=MESSAGES)
-    stake = _stake_field()
+    stake: fields.Field[Any] = _stake_field()
     bet = bet_field()
+    bet_multiple: fields.Field[Any] = Refused(NEEDS_BASE)
+    balance = _balance_field()
+
+
+class BasePlayerSchema(PlayerSchema):
+    """A player at a table with ``base`` (RULES.md 6.4): ``bet_multiple`` (1..100, default 1)
+    instead of a stake."""
+
+    stake = Refused(BASE_AND_STAKE)
+    bet_multiple = _multiple_field()
+
+
+def _seat_errors(data: Mapping[str, Any], decks: int, most: int, besides: str) -> dict[Any, Any]:
+    """The problem of more players than ``decks`` seat (``most``), as marshmallow messages."""
+    players = data.get("players")
+    if isinstance(players, list) and len(players) > most:
+        return {"players": {"_self": [f"{decks} deck{'s' if decks > 1 else ''} can seat at most {most} players"
+                                      f"{besides}, got {len(players)}"]}}
+    return {}
+
+
+def _product_errors(data: Mapping[str, Any], bid: int | None) -> dict[Any, Any]:
+    """With a valid ``base``: each player whose stake, ``base × bid × bet_multiple``, is over
+    the stake bound (DECISIONS 27: the error names ``/players/i/bet_multiple``); ``bid`` is
+    ``None`` at a showdown (no dealer, DECISIONS 20: ``base × bet_multiple``)."""
+    product = "base × bet_multiple" if bid is None else "base × bid_multiple × bet_multiple"
+    bid = 1 if bid is None else bid
+    base, players = data.get("base"), data.get("players")
+    errors: dict[Any, Any] = {}
+    if type(base) is not int or not isinstance(players, list):
+        return errors
+    for i, player in enumerate(players):
+        multiple = player.get("bet_multiple", 1) if isinstance(player, dict) else 1
+        if type(multiple) is int and base * bid * multiple > MAX_STAKE:
+            errors[i] = {"bet_multiple": [f"{product} is {base * bid * multiple}, over the stake bound {MAX_STAKE}"]}
+    return {"players": errors} if errors else {}
+
+
+def _merge(errors: dict[Any, Any], more: Mapping[Any, Any]) -> None:
+    """Add nested messages ``more`` into ``errors`` (objects merged key by key)."""
+    for key, value in more.items():
+        if isinstance(errors.get(key), dict) and isinstance(value, Mapping):
+            _merge(errors[key], value)
+        else:
+            errors[key] = value
+
+
+def _bid(data: Mapping[str, Any]) -> int:
+    dealer = data.get("dealer")
+    bid = dealer.get("bid_multiple", 1) if isinstance(dealer, dict) else 1
+    return bid if type(bid) is int else 1
+
+
+def _with_stakes(data: dict[str, Any]) -> dict[str, Any]:
+    """A loaded table with ``base``: each player's ``stake`` set to ``base × bid_multiple ×
+    bet_multiple`` (RULES.md 6.4); a table without ``base`` as it is."""
+    if "base" in data:
+        bid = _bid(data)
+        for player in data["players"]:
+            player["stake"] = data["base"] * bid * player.get("bet_multiple", 1)
+    return data
 
 
 class SettlementRequestSchema(ScoringRequestSchema):
-    """``POST /v1/settlements``: a dealer, 1 to 82 players; cards counted across the table."""
+    """``POST /v1/settlements``: a dealer, 1 to 82 players; cards counted across the table.
 
-    dealer = _nested(DealerSchema, required=True)
-    players = BoundedList(_nested(PlayerSchema), 1, max_players(MAX_DECKS), "players", required=True)
+    A table gives each player's ``stake``, or the room's ``base`` with the dealer's
+    ``bid_multiple`` and each player's ``bet_multiple`` (RULES.md 6.4): then each loaded
+    player's ``stake`` is their product. Balances (6.5) are loaded as given; whether the
+    rules take them is checked with the rules (:mod:`service.operations.scoring`).
+
+    A plainly valid body (either form, balances included, no ``rules``) loads in one pass
+    (:func:`~service.one_pass.plain_settlement`), without the field machinery (the same data:
+    the tests compare the two); anything else goes through the fields.
+    """
+
+    dealer = ByBase(_nested(DealerSchema), _nested(BaseDealerSchema), required=True)
+    players = ByBase(BoundedList(_nested(PlayerSchema), 1, max_players(MAX_DECKS), "players"),
+                     BoundedList(_nested(BasePlayerSchema), 1, max_players(MAX_DECKS), "players"), required=True)
+    base = _base_field()
+
+    def load(self, data: Any, *args: Any, **kwargs: Any) -> Any:
+        """marshmallow's ``load``, with the one-pass path for a plainly valid body."""
+        if not args and not kwargs:
+            fast = self._plain(data)
+            if fast is not None:
+                return fast
+        return super().load(data, *args, **kwargs)
+
+    @staticmethod
+    def _plain(data: Any) -> dict[str, Any] | None:
+        return plain_settlement(data)
 
     @validates_schema(skip_on_field_errors=False)
     def _check_table(self, data: Mapping[str, Any], **kwargs: Any) -> None:
         decks = _decks(data)
         if not decks:
             return
-        errors: dict[Any, Any] = {}
+        errors = _seat_errors(data, decks, max_players(decks), " besides the dealer")
         players = data.get("players")
-        if isinstance(players, list) and len(players) > max_players(decks):
-            errors["players"] = {"_self": [
-                f"{decks} deck{'s' if decks > 1 else ''} can seat at most {max_players(decks)} players "
-                f"besides the dealer, got {len(players)}"]}
         paths: list[tuple[object, ...]] = []
         hands: list[Sequence[int | None]] = []
         dealer = data.get("dealer")
@@ -359,37 +584,121 @@ class SettlementRequestSchema(ScoringRequestSchema):
             if isinstance(player, dict) and player.get("hand"):
                 paths.append(("players", i, "hand"))
                 hands.append(player["hand"])
-        for key, value in _excess_errors(paths.__getitem__, hands, decks, shared=True).items():
-            if isinstance(errors.get(key), dict):
-                errors[key].update(value)
-            else:
-                errors[key] = value
+        _merge(errors, _excess_errors(paths.__getitem__, hands, decks, shared=True))
+        _merge(errors, _product_errors(data, _bid(data)))
         if errors:
             raise ValidationError(errors)
 
+    @post_load
+    def _stakes(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        return _with_stakes(data)
+
 
 class ExposureSeatSchema(_Strict):
-    """A seat before the deal: ``{"id": "optional", "stake": 100, "bet": "double"}``."""
+    """A seat before the deal: ``{"id": "optional", "stake": 100, "bet": "double"}``; a
+    ``balance`` is the question of the largest bet multiple (RULES.md 6.5)."""
 
     id = _id_field()
-    stake = _stake_field()
+    stake: fields.Field[Any] = _stake_field()
     bet = bet_field()
+    bet_multiple: fields.Field[Any] = Refused(NEEDS_BASE)
+    balance = _balance_field()
+
+
+class BaseExposureSeatSchema(ExposureSeatSchema):
+    """A seat at a table with ``base``: ``bet_multiple`` (1..100, default 1) instead of a stake."""
+
+    stake = Refused(BASE_AND_STAKE)
+    bet_multiple = _multiple_field()
+
+
+class ExposureDealerSchema(_Strict):
+    """The dealer before the deal: ``balance`` (the question of the largest bid multiple)."""
+
+    bid_multiple: fields.Field[Any] = Refused(NEEDS_BASE)
+    balance = _balance_field()
+
+
+class BaseExposureDealerSchema(ExposureDealerSchema):
+    """The dealer at a table with ``base``: also its ``bid_multiple``."""
+
+    bid_multiple = _multiple_field()
 
 
 class ExposureRequestSchema(ScoringRequestSchema):
-    """``POST /v1/exposures``: 1 to 82 seats (no hands), as many as ``decks`` can seat.
+    """``POST /v1/exposures``: 1 to 82 seats (no hands), as many as ``decks`` can seat; with
+    ``base``, multiples instead of stakes, and balances (RULES.md 6.5; DECISIONS 21).
 
     >>> ExposureRequestSchema().load({"players": [{"stake": 5, "bet": "equal"}]})["players"]
     [{'id': None, 'stake': 5, 'bet': 'equal'}]
+    >>> ExposureRequestSchema().load({"base": 10, "dealer": {"bid_multiple": 3}, "players": [{"bet_multiple": 2}]})["players"]
+    [{'id': None, 'bet': 'double', 'bet_multiple': 2, 'stake': 60}]
     """
 
-    players = BoundedList(_nested(ExposureSeatSchema), 1, max_players(MAX_DECKS), "players", required=True)
+    players = ByBase(BoundedList(_nested(ExposureSeatSchema), 1, max_players(MAX_DECKS), "players"),
+                     BoundedList(_nested(BaseExposureSeatSchema), 1, max_players(MAX_DECKS), "players"), required=True)
+    dealer = ByBase(_nested(ExposureDealerSchema), _nested(BaseExposureDealerSchema))
+    base = _base_field()
 
     @validates_schema(skip_on_field_errors=False)
     def _check_seats(self, data: Mapping[str, Any], **kwargs: Any) -> None:
         decks = _decks(data)
-        players = data.get("players")
-        if decks and isinstance(players, list) and len(players) > max_players(decks):
-            raise ValidationError({"players": {"_self": [
-                f"{decks} deck{'s' if decks > 1 else ''} can seat at most {max_players(decks)} players "
-                f"besides the dealer, got {len(players)}"]}})
+        errors = _seat_errors(data, decks, max_players(decks), " besides the dealer") if decks else {}
+        _merge(errors, _product_errors(data, _bid(data)))
+        seats = [data.get("dealer"), *(data.get("players") or [])]
+        if "base" not in data and any(isinstance(x, dict) and "balance" in x for x in seats):
+            errors["base"] = ["is required with a balance: the largest multiples answered are multiples of the base"]
+        if errors:
+            raise ValidationError(errors)
+
+    @post_load
+    def _stakes(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        return _with_stakes(data)
+
+
+class ShowdownPlayerSchema(_Strict):
+    """A player of a showdown: ``{"id": "optional", "hand": [5 cards], "bet_multiple": 1}``,
+    and ``balance`` under caps (RULES.md 6.6). No stake and no bet type: the amounts come from
+    ``base`` and the multiples."""
+
+    id = _id_field()
+    hand = HandField(required=True, error_messages=MESSAGES)
+    bet_multiple = _multiple_field()
+    balance = _balance_field()
+
+
+class ShowdownRequestSchema(ScoringRequestSchema):
+    """``POST /v1/showdowns``: ``base`` and 2 to ``floor(52 × decks / 5)`` players, no dealer;
+    cards counted across the table (RULES.md 6.6; DECISIONS 19-20).
+
+    >>> ShowdownRequestSchema().load({"base": 10, "players": [{"hand": ["JS", "9H", "AD", "5C", "5D"]},
+    ...                                                        {"hand": ["7S", "3H", "JH", "8C", "10C"], "bet_multiple": 4}]})["players"][1]
+    {'id': None, 'hand': [27, 10, 42, 29, 37], 'bet_multiple': 4}
+    """
+
+    base = _base_field(required=True)
+    players = BoundedList(_nested(ShowdownPlayerSchema), 2, max_seats(MAX_DECKS), "players", required=True)
+
+    def load(self, data: Any, *args: Any, **kwargs: Any) -> Any:
+        """marshmallow's ``load``, with the one-pass path for a plainly valid body
+        (:func:`~service.one_pass.plain_showdown`)."""
+        if not args and not kwargs:
+            fast = plain_showdown(data)
+            if fast is not None:
+                return fast
+        return super().load(data, *args, **kwargs)
+
+    @validates_schema(skip_on_field_errors=False)
+    def _check_table(self, data: Mapping[str, Any], **kwargs: Any) -> None:
+        decks = _decks(data)
+        if not decks:
+            return
+        errors = _seat_errors(data, decks, max_seats(decks), "")
+        given = data.get("players")
+        players: list[Any] = given if isinstance(given, list) else []
+        at = [i for i, p in enumerate(players) if isinstance(p, dict) and p.get("hand")]
+        _merge(errors, _excess_errors(lambda h: ("players", at[h], "hand"), [players[i]["hand"] for i in at],
+                                      decks, shared=True))
+        _merge(errors, _product_errors(data, None))
+        if errors:
+            raise ValidationError(errors)

@@ -16,7 +16,11 @@ service.settings.SettingsError: GNAU_ANALYSIS_BUDGET_SECONDS must be a number fr
 >>> from_environ({"GNAU_WORKER": "4"})
 Traceback (most recent call last):
     ...
-service.settings.SettingsError: GNAU_WORKER is not a setting of this service; known: GNAU_ADDRESS_CONNECTIONS, GNAU_ANALYSIS_BUDGET_SECONDS, GNAU_ANALYSIS_POOL_SECONDS, GNAU_BIND, GNAU_BODY_TIMEOUT, GNAU_CORS_ORIGINS, GNAU_DRAIN_SECONDS, GNAU_GRACEFUL_TIMEOUT, GNAU_GUNICORN_CONFIG, GNAU_KEEPALIVE, GNAU_LOG_LEVEL, GNAU_PROBE_BIND, GNAU_SEND_TIMEOUT, GNAU_TIMEOUT, GNAU_WORKERS, GNAU_WORKER_CONNECTIONS, GNAU_WSGI_APP
+service.settings.SettingsError: GNAU_WORKER is not a setting of this service; known: GNAU_ADDRESS_CONNECTIONS, GNAU_ANALYSIS_BUDGET_SECONDS, GNAU_ANALYSIS_POOL_SECONDS, GNAU_BIND, GNAU_BODY_TIMEOUT, GNAU_CORS_ORIGINS, GNAU_DRAIN_SECONDS, GNAU_GRACEFUL_TIMEOUT, GNAU_GUNICORN_CONFIG, GNAU_KEEPALIVE, GNAU_LOG_LEVEL, GNAU_PROBE_BIND, GNAU_RECEIPT_KEY_FILE, GNAU_RECEIPT_PUBLIC_KEYS, GNAU_SEND_TIMEOUT, GNAU_TIMEOUT, GNAU_WORKERS, GNAU_WORKER_CONNECTIONS, GNAU_WSGI_APP
+>>> from_environ({"GNAU_RECEIPT_KEY_FILE": "/nonexistent/key.pem"})
+Traceback (most recent call last):
+    ...
+service.settings.SettingsError: GNAU_RECEIPT_KEY_FILE: /nonexistent/key.pem: cannot read: No such file or directory
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from service.engine.text import clip, echo
+from service.receipts import ReceiptKeyError, load_keys
 
 __all__ = ["CORS_ENV", "LOG_LEVELS", "VARIABLES", "CorsConfigError", "Settings", "SettingsError", "from_environ",
            "parse_origins"]
@@ -48,6 +53,8 @@ VARIABLES = (
     "GNAU_KEEPALIVE",
     "GNAU_LOG_LEVEL",
     "GNAU_PROBE_BIND",
+    "GNAU_RECEIPT_KEY_FILE",
+    "GNAU_RECEIPT_PUBLIC_KEYS",
     "GNAU_SEND_TIMEOUT",
     "GNAU_TIMEOUT",
     "GNAU_WORKERS",
@@ -138,6 +145,8 @@ class Settings:
     gunicorn_config: str | None = None
     profiles_file: str | None = None
     cors_origins: tuple[str, ...] = ()
+    receipt_key_file: str | None = None
+    receipt_public_keys: str | None = None
 
 
 def _integer(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
@@ -176,6 +185,23 @@ def _next_port(bind: str) -> str:
     return f"{host}:{int(port) + 1}"
 
 
+def _addresses(env: Mapping[str, str]) -> tuple[str, str | None]:
+    """``GNAU_BIND`` and ``GNAU_PROBE_BIND`` (``None``: no probe listener), checked.
+
+    :raises SettingsError: either is not an address.
+    """
+    bind = env.get("GNAU_BIND", Settings.bind)
+    if not _BIND.fullmatch(bind) or (":" in bind and not bind.startswith("unix:")
+                                     and not 1 <= int(bind.rsplit(":", 1)[1]) <= 65535):
+        raise SettingsError(f"GNAU_BIND must be HOST:PORT (port 1-65535) or unix:/PATH, got {clip(bind)!r}")
+    probe_bind = env.get("GNAU_PROBE_BIND", _next_port(bind)).strip() or None
+    if probe_bind is not None and (not _HOST_PORT.fullmatch(probe_bind)
+                                   or not 1 <= int(probe_bind.rsplit(":", 1)[1]) <= 65535):
+        raise SettingsError(f"GNAU_PROBE_BIND must be HOST:PORT (port 1-65535), or empty for none, "
+                            f"got {clip(probe_bind)!r}")
+    return bind, probe_bind
+
+
 def from_environ(env: Mapping[str, str] | None = None) -> Settings:
     """Read and check every setting.
 
@@ -190,15 +216,7 @@ def from_environ(env: Mapping[str, str] | None = None) -> Settings:
             raise SettingsError(f"{name} {_RETIRED[name]}")
         if name.startswith("GNAU_") and name not in VARIABLES:
             raise SettingsError(f"{clip(name)} is not a setting of this service; known: {', '.join(VARIABLES)}")
-    bind = env.get("GNAU_BIND", Settings.bind)
-    if not _BIND.fullmatch(bind) or (":" in bind and not bind.startswith("unix:")
-                                     and not 1 <= int(bind.rsplit(":", 1)[1]) <= 65535):
-        raise SettingsError(f"GNAU_BIND must be HOST:PORT (port 1-65535) or unix:/PATH, got {clip(bind)!r}")
-    probe_bind = env.get("GNAU_PROBE_BIND", _next_port(bind)).strip() or None
-    if probe_bind is not None and (not _HOST_PORT.fullmatch(probe_bind)
-                                   or not 1 <= int(probe_bind.rsplit(":", 1)[1]) <= 65535):
-        raise SettingsError(f"GNAU_PROBE_BIND must be HOST:PORT (port 1-65535), or empty for none, "
-                            f"got {clip(probe_bind)!r}")
+    bind, probe_bind = _addresses(env)
     level = env.get("GNAU_LOG_LEVEL", Settings.log_level).strip().lower()
     if level not in LOG_LEVELS:
         raise SettingsError(f"GNAU_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, "
@@ -210,6 +228,12 @@ def from_environ(env: Mapping[str, str] | None = None) -> Settings:
     try:
         origins = tuple(parse_origins(env.get(CORS_ENV)))
     except CorsConfigError as exc:
+        raise SettingsError(str(exc)) from None
+    key_file = env.get("GNAU_RECEIPT_KEY_FILE") or None
+    public_keys = env.get("GNAU_RECEIPT_PUBLIC_KEYS") or None
+    try:
+        load_keys(key_file, public_keys)  # read again by the app (service.http.app); checked here
+    except ReceiptKeyError as exc:
         raise SettingsError(str(exc)) from None
     return Settings(
         bind=bind,
@@ -231,4 +255,6 @@ def from_environ(env: Mapping[str, str] | None = None) -> Settings:
         gunicorn_config=env.get("GNAU_GUNICORN_CONFIG") or None,
         profiles_file=profiles,
         cors_origins=origins,
+        receipt_key_file=key_file,
+        receipt_public_keys=public_keys,
     )

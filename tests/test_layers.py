@@ -8,6 +8,10 @@
   ``service`` module is listed in that module's ``__all__``.
 - **Sizes.** No module under ``service/`` is over 800 lines (modules are sized by concept: split
   one that does two jobs, merge a concept spread over several), no function over 60 lines.
+- **Declared concepts have one owner.** No category name or label key, and no bet type's name,
+  is a string literal in ``service/`` outside its declaration (the category and label tables,
+  the bet registry, the built-in profile definitions); one function writes the ``Evaluation``
+  object (``service.serialize.evaluation_shape``).
 
 Each check reads the files with :mod:`ast`; a failure names the file, the line and what
 to do.
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -147,10 +152,77 @@ def test_no_function_is_over_60_lines() -> None:
     assert not bad, "split these into named steps:\n" + "\n".join(bad)
 
 
+#: Where a category name, a label key or a bet name may be written as a string: the
+#: declarations themselves, and the built-in profiles (data that names categories).
+DECLARED = {SERVICE / "engine" / "categories.py": None, SERVICE / "engine" / "bets.py": None,
+            SERVICE / "engine" / "rules.py": "_builtin_profiles"}
+
+
+def _docstrings(module: ast.Module) -> set[int]:
+    """The ids of the docstring constants of a module and its classes and functions."""
+    found: set[int] = set()
+    for node in ast.walk(module):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+def declared_literals(path: Path, names: set[str], allowed_in: str | None = "") -> list[str]:
+    """``file:line 'name'`` for each string constant in ``path`` (docstrings aside) that is one
+    of ``names``, outside the function ``allowed_in`` (``None``: anywhere in the file is allowed)."""
+    if allowed_in is None:
+        return []
+    module = tree(path)
+    docs = _docstrings(module)
+    inside: set[int] = set()
+    for node in ast.walk(module):
+        if isinstance(node, ast.FunctionDef) and node.name == allowed_in:
+            inside |= {id(n) for n in ast.walk(node)}
+    return [f"{where(path, node.lineno)} {node.value!r}" for node in ast.walk(module)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names
+            and id(node) not in docs and id(node) not in inside]
+
+
+def test_no_category_or_bet_name_outside_its_declaration() -> None:
+    from service.engine.bets import BETS
+    from service.engine.categories import CATEGORIES, LABELS
+
+    names = {c.value for c in CATEGORIES} | set(LABELS) | set(BETS)
+    bad = [entry for p in SERVICE_FILES for entry in declared_literals(p, names, DECLARED.get(p, ""))]
+    assert not bad, ("ask the declarations (service.engine.categories.SPECS, LABELS; service.engine.bets.BETS) "
+                     "instead of naming a category or a bet:\n" + "\n".join(bad))
+
+
+def evaluation_writers(path: Path) -> list[str]:
+    """``file:line`` of each dict display with the ``Evaluation`` object's members."""
+    members = {"hand", "category", "label", "ox", "power"}
+    return [where(path, node.lineno) for node in ast.walk(tree(path)) if isinstance(node, ast.Dict)
+            and members <= {k.value for k in node.keys if isinstance(k, ast.Constant)}]
+
+
+def test_one_formatter_writes_an_evaluation() -> None:
+    writers = [entry for p in SERVICE_FILES for entry in evaluation_writers(p)]
+    assert writers == [where(SERVICE / "serialize.py", _shape_line())], (
+        "write evaluations through service.serialize (evaluation_data, evaluation_texts, evaluations_json):\n"
+        + "\n".join(writers))
+
+
+def _shape_line() -> int:
+    from service.serialize import evaluation_shape
+
+    lines, start = inspect.getsourcelines(evaluation_shape)
+    return start + next(i for i, line in enumerate(lines) if line.strip() == "return {")
+
+
 def test_the_checks_see_violations(tmp_path: Path) -> None:
     """The readers themselves: a private import and a 71-line function are found."""
     sample = tmp_path / "sample.py"
-    sample.write_text("from service.engine.cards import _x\nimport flask\n\n\ndef f():\n" + "    pass\n" * 70)
+    sample.write_text("from service.engine.cards import _x\nimport flask\n\n\ndef f():\n" + "    pass\n" * 70
+                      + 'x = "five_dukes" == "double"\ny = {"hand": 1, "category": 2, "label": 3, "ox": 4, "power": 5}\n')
     assert list(imports(sample)) == [(1, "service.engine.cards", "_x"), (2, "flask", None)]
     assert long_functions(sample) == [f"{sample}:5 f (71 lines)"]
+    assert declared_literals(sample, {"five_dukes", "double"}) == [f"{sample}:76 'five_dukes'", f"{sample}:76 'double'"]
+    assert evaluation_writers(sample) == [f"{sample}:77"]
     assert module_name(SERVICE / "engine" / "__init__.py") == "service.engine"

@@ -1,6 +1,7 @@
 """``gnau``: score hands from the terminal with the engine (no server needed).
 
-Commands: ``evaluate``, ``rank``, ``settle``, ``exposures``, ``odds``, ``profiles`` and ``serve``. The scoring
+Commands: ``evaluate``, ``rank``, ``settle``, ``exposures``, ``odds``, ``profiles``, ``deal``,
+``verify-deal`` and ``serve``. The scoring
 commands take ``--profile`` (default ``standard``), ``--decks`` (1..8) and ``--rules`` (a
 JSON object of knob overrides, RULES.md section 7), and build the same request body the
 API takes, so they check it with the API's own schemas and answer with the API's own body
@@ -12,8 +13,9 @@ by its JSON pointer into the request body (``/hand/1: 'XX' is not a card ...``),
 traceback. Profiles come from the built-ins plus the operator's ``PROFILES_FILE``, as in
 the service.
 
-The package: :mod:`.commands` (the click group and ``main``), :mod:`.args` (the command
-line into request bodies), :mod:`.tables` (answers as tables).
+The package: :mod:`.commands` (the click group and ``main``), :mod:`.deal_commands` (``deal``
+and ``verify-deal``: seeds from a file or standard input, never from the command line),
+:mod:`.args` (the command line into request bodies), :mod:`.tables` (answers as tables).
 
 >>> from click.testing import CliRunner
 >>> print(CliRunner().invoke(cli, ["evaluate", "10S", "7H", "3D", "KC", "7D"]).output, end="")
@@ -27,6 +29,7 @@ KC    power  10
 ox 7 + 6 + 7 = 20; power 10 + 10 = 20
 """
 
+from service.cli import deal_commands  # registers gnau deal and gnau verify-deal
 from service.cli.commands import cli, main
 
-__all__ = ["cli", "main"]
+__all__ = ["cli", "deal_commands", "main"]

@@ -18,9 +18,9 @@ from service.json_text import (
     read_json_text,
 )
 
-__all__ = ["BAD_INPUT", "InputError", "apply_bets", "parse_player", "parse_ranked_hand", "parse_rules", "parse_seat",
-           "read_body", "refuse_with_file", "split_cards", "strict_json", "table_body",
-           "with_options"]
+__all__ = ["BAD_INPUT", "InputError", "apply_bets", "apply_each", "parse_player", "parse_ranked_hand", "parse_rules",
+           "parse_seat", "parse_showdown_player", "read_body", "refuse_with_file", "split_cards", "strict_json",
+           "table_body", "with_options"]
 
 #: Exit status for bad input (as for a usage error).
 BAD_INPUT = 2
@@ -53,18 +53,35 @@ def _stake(text: str, option: str, spec: str) -> int:
     return int(text)
 
 
-def _id_stake(spec: str, option: str, fields: int, form: str, example: str) -> tuple[dict[str, Any], list[str]]:
-    """``spec`` split at ``:`` into an optional id, a stake and ``fields - 1`` more fields.
+def _stake_or_multiple(text: str, option: str, spec: str) -> dict[str, int]:
+    """``{"stake": N}`` for ``N``, or ``{"bet_multiple": M}`` for ``xM`` (a table with ``--base``,
+    RULES.md 6.4), digits 0-9 only.
 
-    :return: the seat so far (``id`` if given, ``stake``) and the fields after the stake.
+    >>> _stake_or_multiple("250", "--player", ""), _stake_or_multiple("x3", "--player", "")
+    ({'stake': 250}, {'bet_multiple': 3})
+    """
+    if text[:1] in ("x", "X"):
+        if not re.fullmatch(r"[0-9]+", text[1:]):
+            raise InputError(f"{option} {spec!r}: the bet multiple {text!r} must be x and the digits 0-9, e.g. 'x3'")
+        return {"bet_multiple": int(text[1:])}
+    return {"stake": _stake(text, option, spec)}
+
+
+def _id_stake(spec: str, option: str, fields: int, form: str, example: str) -> tuple[dict[str, Any], list[str]]:
+    """``spec`` split at ``:`` into an optional id, a stake (or ``xM``, a bet multiple) and
+    ``fields - 1`` more fields.
+
+    :return: the seat so far (``id`` if given, ``stake`` or ``bet_multiple``) and the fields
+        after the stake.
     :raises InputError: another number of fields (an id holding ``:`` is ambiguous).
     """
     parts = spec.split(":")
     if len(parts) not in (fields, fields + 1):
-        raise InputError(f"{option} {spec!r}: write {form}, e.g. {example!r}")
+        raise InputError(f"{option} {spec!r}: write {form} (xM instead of STAKE: a bet multiple, with --base), "
+                         f"e.g. {example!r}")
     seat: dict[str, Any] = {"id": parts[0]} if len(parts) == fields + 1 else {}
     offset = len(parts) - fields
-    return seat | {"stake": _stake(parts[offset], option, spec)}, parts[offset + 1:]
+    return seat | _stake_or_multiple(parts[offset], option, spec), parts[offset + 1:]
 
 
 def parse_player(spec: str) -> dict[str, Any]:
@@ -90,6 +107,28 @@ def parse_seat(spec: str) -> dict[str, Any]:
     ({'id': 'p1', 'stake': 1000}, {'stake': 250})
     """
     return _id_stake(spec, "--seat", 1, "ID:STAKE or STAKE", "p1:1000")[0]
+
+
+def parse_showdown_player(spec: str) -> dict[str, Any]:
+    """A ``showdown --player`` value, ``[ID:][xM:]CARDS``, as a request player (RULES.md 6.6):
+    an optional id and an optional bet multiple ``xM`` (default 1).
+
+    :raises InputError: more fields, or a multiple not written ``x`` and digits.
+
+    >>> parse_showdown_player("s1:x2:JS 9H AD 5C 5D"), parse_showdown_player("7S 3H JH 8C 10C")["hand"][0]
+    ({'id': 's1', 'bet_multiple': 2, 'hand': ['JS', '9H', 'AD', '5C', '5D']}, '7S')
+    >>> parse_showdown_player("x3:2S 5H 8D 7C QH")["bet_multiple"]
+    3
+    """
+    parts = spec.split(":")
+    if len(parts) > 3 or (len(parts) == 3 and parts[1][:1] not in ("x", "X")):
+        raise InputError(f"--player {spec!r}: write [ID:][xM:]CARDS, e.g. 's1:x2:JS 9H AD 5C 5D'")
+    player: dict[str, Any] = {}
+    if len(parts) == 3 or (len(parts) == 2 and parts[0][:1] not in ("x", "X")):
+        player["id"] = parts[0]
+    if len(parts) >= 2 and parts[-2][:1] in ("x", "X"):
+        player |= _stake_or_multiple(parts[-2], "--player", spec)
+    return player | {"hand": split_cards(parts[-1])}
 
 
 def parse_ranked_hand(spec: str) -> dict[str, Any]:
@@ -162,6 +201,25 @@ def parse_rules(text: str) -> Any:
     return strict_json(text, "--rules")
 
 
+def apply_each(players: list[dict[str, Any]], values: Sequence[Any], key: str, option: str) -> None:
+    """Give an option's values to the players as ``key``: one for every player, or one each
+    in order (values passed on as written, for the request's check to name a bad one).
+
+    :raises InputError: another number of values.
+
+    >>> seats = [{"stake": 1}, {"stake": 2}]
+    >>> apply_each(seats, [500, 700], "balance", "--balance"); [p["balance"] for p in seats]
+    [500, 700]
+    """
+    if not values:
+        return
+    if len(values) not in (1, len(players)):
+        raise InputError(f"give {option} once (for every player) or once per player in order: "
+                         f"{len(values)} {option} for {len(players)} player{'s' * (len(players) != 1)}")
+    for player, value in zip(players, list(values) * len(players) if len(values) == 1 else values, strict=False):
+        player[key] = value
+
+
 def apply_bets(players: list[dict[str, Any]], bets: Sequence[str]) -> None:
     """Give the ``--bet`` values to the ``--player`` entries: one for every player, or one
     each in order. A value is passed on as written, so the request's check names a bad one.
@@ -174,13 +232,7 @@ def apply_bets(players: list[dict[str, Any]], bets: Sequence[str]) -> None:
     >>> apply_bets(seats, ["equal"]); [p["bet"] for p in seats]
     ['equal', 'equal']
     """
-    if not bets:
-        return
-    if len(bets) not in (1, len(players)):
-        raise InputError(f"give --bet once (for every player) or once per player in order: "
-                         f"{len(bets)} --bet for {len(players)} player{'s' * (len(players) != 1)}")
-    for player, bet in zip(players, list(bets) * len(players) if len(bets) == 1 else bets, strict=False):
-        player["bet"] = bet
+    apply_each(players, bets, "bet", "--bet")
 
 
 def table_body(path: str | None, given: bool, table: Callable[[], dict[str, Any]] | None, bets: Sequence[str],

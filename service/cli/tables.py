@@ -9,10 +9,11 @@ from typing import Any
 import click
 import orjson
 
+from service.engine.categories import SPECS, Category
 from service.engine.hand import Evaluation
 
-__all__ = ["emit_json", "evaluation_text", "exposure_text", "odds_text", "profile_text", "profiles_text",
-           "ranking_text", "settlement_text", "table"]
+__all__ = ["emit_json", "evaluation_text", "exposure_text", "odds_text", "plain", "profile_text", "profiles_text",
+           "ranking_text", "settlement_text", "showdown_text", "table"]
 
 
 def table(rows: Sequence[Sequence[object]]) -> str:
@@ -20,6 +21,13 @@ def table(rows: Sequence[Sequence[object]]) -> str:
     cells = [[str(c) for c in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells)
+
+
+def plain(body: Any) -> Any:
+    """An answer as plain JSON data: the JSON texts the operations embed for speed
+    (``orjson.Fragment``) read back, so the tables can index every member."""
+    found: Any = orjson.loads(orjson.dumps(body))
+    return found
 
 
 def emit_json(body: Any) -> None:
@@ -44,9 +52,9 @@ def _parts(e: Evaluation) -> list[tuple[str, str]]:
 
 def _sums(e: Mapping[str, Any]) -> str:
     if e["ox"] is None:
-        return "no ox formation: " + {"no_ox": "no three cards make a multiple of 10",
-                                      "five_small": "Five Small needs none",
-                                      "bomb": "a Bomb needs none"}.get(e["category"], "none")
+        spec = SPECS[Category(e["category"])]
+        return "no ox formation: " + ("no three cards make a multiple of 10" if spec.knob is None
+                                      else f"{e['label']} needs none")
     ox, power = e["ox"]["points"], e["power"]["points"]
     return (f"ox {' + '.join(map(str, ox))} = {sum(ox)}; "
             f"power {' + '.join(map(str, power))} = {sum(power)}")
@@ -80,35 +88,85 @@ def ranking_text(body: Mapping[str, Any]) -> str:
     return f"profile {body['profile']}\n{table(rows)}"
 
 
+def _factors(p: Mapping[str, Any]) -> str:
+    """A stake's factors as ``base x bid x bet`` (RULES.md 6.4), or ``-``."""
+    f = p.get("factors")
+    return "-" if f is None else f"{f['base']}x{f['bid_multiple']}x{f['bet_multiple']}"
+
+
+def _money(seats: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[Any]]:
+    """The optional columns of a table's seats, present when the answer has them (RULES.md
+    6.4-6.6): the stake's factors, the gross before caps and the cap. Returns their headers
+    and, per seat, a getter row."""
+    heads: list[str] = []
+    if any("factors" in p for p in seats):
+        heads.append("factors")
+    if any("gross_uncapped" in p for p in seats):
+        heads += ["uncapped", "cap"]
+    return heads, [[_factors(p) if h == "factors" else f"{p['gross_uncapped']:+d}" if h == "uncapped"
+                    else (p["cap"] or "-") for h in heads] for p in seats]
+
+
+def _hand_cells(e: Mapping[str, Any]) -> list[object]:
+    return [" ".join(e["hand"]), e["label"] + _flags(e), _formation_text(e, "ox"), _formation_text(e, "power"),
+            f"{e['payout']}x"]
+
+
 def settlement_text(body: Mapping[str, Any]) -> str:
     """The ``settle`` table: the dealer, then each player's result, then the house's take.
 
     Money columns (RULES.md section 6.2): ``gross`` before commission, ``commission`` to
-    the house, ``amount`` what the seat receives (the dealer's net on the dealer's row).
+    the house, ``amount`` what the seat receives (the dealer's net on the dealer's row). A
+    table with ``base`` adds each stake's ``factors`` and the dealer's sweep; one under
+    balance caps the gross before caps (``uncapped``) and the ``cap`` (RULES.md 6.4-6.5).
     """
-    dealer = body["dealer"]
-    d = dealer["evaluation"]
+    dealer, players = body["dealer"], body["players"]
+    extra, cells = _money(players)
     rows: list[Sequence[object]] = [("seat", "hand", "label", "ox (points)", "power (points)", "payout", "stake",
-                                     "bet", "outcome", "gross", "commission", "amount")]
-    rows.append(("dealer", " ".join(d["hand"]), d["label"] + _flags(d), _formation_text(d, "ox"),
-                 _formation_text(d, "power"), f"{d['payout']}x", "", "", "", f"{dealer['gross']:+d}",
-                 dealer["commission"], f"{dealer['net']:+d}"))
-    for i, p in enumerate(body["players"]):
-        e = p["evaluation"]
-        rows.append((p["id"] if p["id"] is not None else f"#{i}", " ".join(e["hand"]), e["label"] + _flags(e),
-                     _formation_text(e, "ox"), _formation_text(e, "power"), f"{e['payout']}x", p["stake"],
-                     p["bet"], p["outcome"], f"{p['gross']:+d}", p["commission"], f"{p['amount']:+d}"))
-    return f"profile {body['profile']}\n{table(rows)}\nhouse (commission) {body['house']}"
+                                     "bet", "outcome", *extra, "gross", "commission", "amount")]
+    rows.append(("dealer", *_hand_cells(dealer["evaluation"]), "", "", "", *[""] * len(extra),
+                 f"{dealer['gross']:+d}", dealer["commission"], f"{dealer['net']:+d}"))
+    for i, (p, more) in enumerate(zip(players, cells, strict=True)):
+        rows.append((p["id"] if p["id"] is not None else f"#{i}", *_hand_cells(p["evaluation"]), p["stake"],
+                     p["bet"], p["outcome"], *more, f"{p['gross']:+d}", p["commission"], f"{p['amount']:+d}"))
+    sweep = f"\ndealer sweep {dealer['sweep'] or '-'}" if "sweep" in dealer else ""
+    return f"profile {body['profile']}\n{table(rows)}\nhouse (commission) {body['house']}{sweep}"
+
+
+def showdown_text(body: Mapping[str, Any]) -> str:
+    """The ``showdown`` table (RULES.md 6.6): each player strongest first, its position, gross
+    result (before and after caps, and the cap, under caps), commission and amount; then the
+    strongest hands and the house's take."""
+    players = body["players"]
+    extra, cells = _money(players)
+    rows: list[Sequence[object]] = [("pos", "seat", "hand", "label", "ox (points)", "power (points)", "payout",
+                                     "stake", "multiple", *extra, "gross", "commission", "amount")]
+    for entry in body["ranking"]:
+        i = entry["index"]
+        p = players[i]
+        rows.append((entry["position"], p["id"] if p["id"] is not None else f"#{i}", *_hand_cells(p["evaluation"]),
+                     p["stake"], f"x{p['bet_multiple']}", *cells[i], f"{p['gross']:+d}", p["commission"],
+                     f"{p['amount']:+d}"))
+    strongest = ", ".join(e["id"] if e["id"] is not None else f"#{e['index']}" for e in body["strongest"])
+    return (f"profile {body['profile']}, base {body['base']}\n{table(rows)}\nstrongest {strongest}\n"
+            f"house (commission) {body['house']}")
 
 
 def exposure_text(body: Mapping[str, Any]) -> str:
-    """The ``exposures`` table: each seat's and the dealer's most to lose and to win."""
-    rows: list[Sequence[object]] = [("seat", "stake", "bet", "max loss", "max win")]
-    dealer = body["dealer"]["exposure"]
-    rows.append(("dealer", "", "", dealer["max_loss"], dealer["max_win"]))
-    for i, p in enumerate(body["players"]):
+    """The ``exposures`` table: each seat's and the dealer's most to lose and to win; with
+    balances, the largest multiples they allow (RULES.md 6.5)."""
+    dealer, players = body["dealer"], body["players"]
+    factors = any("factors" in p for p in players)
+    multiples = "max_bid_multiple" in dealer or any("max_bet_multiple" in p for p in players)
+    rows: list[Sequence[object]] = [("seat", "stake", *(["factors"] if factors else []), "bet", "max loss", "max win",
+                                     *(["max multiple"] if multiples else []))]
+    x = dealer["exposure"]
+    rows.append(("dealer", "", *([""] if factors else []), "", x["max_loss"], x["max_win"],
+                 *([dealer.get("max_bid_multiple", "-")] if multiples else [])))
+    for i, p in enumerate(players):
         x = p["exposure"]
-        rows.append((p["id"] if p["id"] is not None else f"#{i}", p["stake"], p["bet"], x["max_loss"], x["max_win"]))
+        rows.append((p["id"] if p["id"] is not None else f"#{i}", p["stake"], *([_factors(p)] if factors else []),
+                     p["bet"], x["max_loss"], x["max_win"], *([p.get("max_bet_multiple", "-")] if multiples else [])))
     return f"profile {body['profile']}, max payout {body['max_payout']}x\n{table(rows)}"
 
 

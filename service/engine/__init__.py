@@ -4,10 +4,12 @@ Modules, one concept deep, dependencies running one way:
 ``cards`` (notation) → ``rules`` (knobs, profiles) → ``hand`` (what an evaluation gives)
 → ``reference`` (the literal evaluator) → ``classes`` (hand classes, counted) → ``tables``
 (the precomputed fast path) → ``evaluate`` (the fastest evaluator for the rules) →
-``compare`` (ordering, ranking) → ``settle`` (bets, commission) → ``exposure`` (what a
-table can lose before the deal). The analyses: ``walk`` (every card multiset, for rules
+``compare`` (ordering, ranking) → ``caps`` (balances, largest remainders) → ``settle``
+(bets, multiples, commission, caps) → ``exposure`` (what a table can lose before the deal)
+and ``showdown`` (every hand against every other, no dealer). The analyses: ``walk`` (every card multiset, for rules
 that use suits) → ``odds`` (five known cards) → ``distribution``, ``house_edge``,
 ``partial`` (fewer known cards) → ``cost`` (what an analysis costs now, ``prepare``).
+Apart: ``deal`` (deals from seeds, ``gnau-deal-v1``, RULES.md 9.1; over ``cards`` only).
 Every cache is a section of one locked object, ``cache.CACHE``.
 
 >>> from service.engine import PROFILES, evaluate, parse_hand
@@ -16,13 +18,15 @@ Every cache is a section of one locked object, ``cache.CACHE``.
 """
 
 from service.engine.cards import CARDS, Card, CardError, HandError, Rank, Suit, parse_card, parse_hand
+from service.engine.categories import Category
 from service.engine.compare import RankedHand, compare, rank_hands
 from service.engine.evaluate import evaluate, evaluate_codes
 from service.engine.exposure import Exposure, TableExposure, player_exposure, table_exposure
 from service.engine.hand import Evaluation, Formation
 from service.engine.reference import evaluate_reference
-from service.engine.rules import PROFILES, Category, Profile, Rules, RulesError, apply_overrides
+from service.engine.rules import PROFILES, Profile, Rules, RulesError, apply_overrides
 from service.engine.settle import PlayerResult, Settlement, settle
+from service.engine.showdown import Showdown, showdown
 from service.engine.tables import evaluate_many
 
 __all__ = [
@@ -42,6 +46,7 @@ __all__ = [
     "Rules",
     "RulesError",
     "Settlement",
+    "Showdown",
     "Suit",
     "TableExposure",
     "apply_overrides",
@@ -55,5 +60,6 @@ __all__ = [
     "player_exposure",
     "rank_hands",
     "settle",
+    "showdown",
     "table_exposure",
 ]

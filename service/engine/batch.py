@@ -20,7 +20,7 @@ import orjson
 
 from service.engine.cards import CARD_CODES, HAND_SIZE, read_hand
 
-__all__ = ["Hands", "read_hands"]
+__all__ = ["AT_ONCE_FROM", "Hands", "read_hands"]
 
 #: Every character of a card spelling (:data:`~service.engine.cards.CARD_CODES`), by
 #: number: 1, 2, ...; the double quote (what follows the last character of a token, in
@@ -203,25 +203,32 @@ class Hands(Sequence[tuple[int, ...]]):
         return found
 
 
+#: From this many hands on, :func:`read_hands` reads all the tokens at once with numpy (below
+#: it, numpy's fixed cost is more than reading the hands one by one).
+AT_ONCE_FROM = 48
+
+
 def read_hands(values: Sequence[object]) -> tuple[Sequence[Sequence[int | None]], dict[int, dict[int | None, str]]]:
     """Read many hands (a batch): :func:`~service.engine.cards.read_hand` of each, with a
     fast path inside.
 
-    When every hand is an array of five known spellings (the common case), the shapes
-    are checked in one pass and all the tokens are mapped at once: the hands come back as
-    :class:`Hands`. Otherwise each hand is read on its own, so every bad card is named.
+    When there are :data:`AT_ONCE_FROM` hands or more and every hand is an array of five
+    known spellings (the common case), the shapes are checked in one pass and all the tokens
+    are mapped at once: the hands come back as :class:`Hands`. Otherwise each hand is read
+    on its own, so every bad card is named.
 
     :param values: the hands as sent.
     :return: the codes of each hand (as :func:`read_hand` gives them) and the problems of
         each hand that has any, by hand index.
 
-    >>> hands, problems = read_hands([["AS", "2D", "3C", "4H", "5S"]])
-    >>> hands, hands.array.shape, problems
-    ([(3, 4, 9, 14, 19)], (1, 5), {})
+    >>> hands, problems = read_hands([["AS", "2D", "3C", "4H", "5S"]] * AT_ONCE_FROM)
+    >>> hands[0], hands.array.shape, problems
+    ((3, 4, 9, 14, 19), (48, 5), {})
     >>> read_hands([["AS", "2D", "3C", "4H", "5S"], ["AS"]])
     ([[3, 4, 9, 14, 19], [3]], {1: {None: 'a hand is exactly 5 cards, got 1'}})
     """
-    if set(map(type, values)) <= {list} and set(map(len, values)) <= {HAND_SIZE}:  # type: ignore[arg-type]
+    if (len(values) >= AT_ONCE_FROM and set(map(type, values)) <= {list}
+            and set(map(len, values)) <= {HAND_SIZE}):  # type: ignore[arg-type]
         flat = _codes_at_once(values)  # type: ignore[arg-type]
         if flat is not None:
             return Hands(flat), {}

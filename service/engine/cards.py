@@ -30,6 +30,7 @@ service.engine.cards.CardError: '1S' is not a card: write a rank (A 2-9 10 T 0 J
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -322,6 +323,10 @@ def count_excess(hands: Sequence[Sequence[int | None]], decks: int, *,
     >>> count_excess([[0, 1, 0, None, 0], [5, 5]], decks=1, shared=False)
     [(0, 2, 0), (0, 4, 0), (1, 1, 5)]
     """
+    if shared:  # the common case first: no card beyond its copies at all
+        flat = [code for hand in hands for code in hand]
+        if len(set(flat)) == len(flat) or (decks > 1 and flat and max(Counter(flat).values()) <= decks):
+            return []
     which: Iterable[int] = range(len(hands))
     if not shared:
         repeating = getattr(hands, "repeating", None)  # engine.batch.Hands: found with numpy

@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations_with_replacement
 from math import comb
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -47,7 +48,10 @@ __all__ = [
     "CHOOSE",
     "CLASSES",
     "CLASS_COUNTS",
+    "CLASS_OF_WEIGHT",
+    "FLUSH_CLASSES",
     "INDEX",
+    "N_CLASSES",
     "PSEUDO_RANKS",
     "RANK_WEIGHT",
     "IntArray",
@@ -56,8 +60,11 @@ __all__ = [
     "class_keys",
     "class_of_counts",
     "class_weights",
+    "one_suit",
+    "one_suit_weights",
     "pseudo_available",
     "pseudo_rank",
+    "table_weights",
 ]
 
 IntArray = npt.NDArray[np.int64]
@@ -122,6 +129,26 @@ def _classes() -> list[tuple[int, list[int]]]:
 CLASSES: list[tuple[int, list[int]]] = _classes()
 #: Class key to class index (the position in :data:`CLASSES`).
 INDEX: dict[int, int] = {key: i for i, (key, _) in enumerate(CLASSES)}
+#: How many classes there are (8,568). Tables for rules with a category that depends on suits
+#: (a flush) hold twice as many entries: entry ``k + N_CLASSES`` is class ``k``'s hands whose
+#: five cards share one suit (:data:`FLUSH_CLASSES`), entry ``k`` its other hands.
+N_CLASSES = len(CLASSES)
+
+
+def _flush_representative(codes: list[int]) -> list[int] | None:
+    """A hand of the class of ``codes`` whose five cards share one suit: spades when the class
+    holds aces of spades (then every ace is one), else diamonds; ``None`` when no hand of the
+    class can be one suit (some of its aces are spades and some are not)."""
+    aces = sum(c >> 2 == 0 for c in codes)
+    spades = sum(c == ACE_OF_SPADES for c in codes)
+    if spades not in (0, aces):
+        return None
+    suit = 3 if spades else 0
+    return [(c >> 2) * 4 + suit for c in codes]
+
+
+#: Per class index, a representative hand of its one-suit hands, or ``None`` when it has none.
+FLUSH_CLASSES: list[list[int] | None] = [_flush_representative(codes) for _, codes in CLASSES]
 
 
 def _dense_index() -> npt.NDArray[np.int16]:
@@ -153,6 +180,8 @@ def class_indexes(codes: npt.ArrayLike, presorted: bool = False) -> npt.NDArray[
 #: 3 bits per rank counting its cards (at most 5), then the count of aces of spades.
 RANK_WEIGHT: tuple[int, ...] = tuple((1 << 3 * (c >> 2)) + ((1 << 39) if c == ACE_OF_SPADES else 0)
                                      for c in range(52))
+#: The :data:`RANK_WEIGHT` sum of a hand's five codes to its class index (no sorting).
+CLASS_OF_WEIGHT: dict[int, int] = {sum(RANK_WEIGHT[c] for c in codes): k for k, (_, codes) in enumerate(CLASSES)}
 
 
 def pseudo_rank(code: int) -> int:
@@ -219,3 +248,68 @@ def class_of_counts(counts: Sequence[int]) -> int:
     True
     """
     return _BY_COUNTS()[tuple(counts)]
+
+
+def one_suit(codes: npt.NDArray[np.integer[Any]]) -> npt.NDArray[np.bool_]:
+    """Whether each hand's five cards share one suit: ``(n, 5)`` codes to ``(n,)`` flags.
+
+    >>> one_suit(np.array([[3, 7, 11, 15, 19], [3, 7, 11, 15, 18]])).tolist()
+    [True, False]
+    """
+    suits = np.asarray(codes) & 3
+    flags: npt.NDArray[np.bool_] = (suits == suits[:, :1]).all(axis=1)
+    return flags
+
+
+def _rank_counts() -> IntArray:
+    """Per class, how many of its cards have each rank (13 counts; the ace of spades is an ace)."""
+    out = np.zeros((len(CLASSES), 13), dtype=np.int64)
+    for i, (_, codes) in enumerate(CLASSES):
+        for c in codes:
+            out[i, c >> 2] += 1
+    return out
+
+
+_RANK_COUNTS = CACHE.constant("class rank counts", _rank_counts)
+
+
+def one_suit_weights(left: Sequence[int]) -> IntArray:
+    """How many one-suit hands of each class can be drawn from the cards left (the hands a
+    table that tells flushes apart files under ``class + N_CLASSES``).
+
+    Five cards of suit ``σ`` and a class's ranks number ``prod_r C(left[r, σ], m_r)``; spade
+    ones belong to the class whose aces are all aces of spades, the others to the class
+    without an ace of spades.
+
+    :param left: cards left per code (52 counts).
+    :return: ``(8568,)`` int64 counts.
+
+    >>> int(one_suit_weights([1] * 52).sum())   # one deck: 4 x C(13, 5)
+    5148
+    """
+    counts = _RANK_COUNTS()
+    n = np.asarray(left, dtype=np.int64).reshape(13, 4)  # [rank, suit]
+    per_suit = [np.prod(CHOOSE[n[None, :, s], counts], axis=1) for s in range(4)]  # suits D C H S
+    aces = counts[:, 0]
+    spades = CLASS_COUNTS[:, PSEUDO_RANKS - 1]
+    out: IntArray = np.where(spades == 0, per_suit[0] + per_suit[1] + per_suit[2], 0)
+    out += np.where(spades == aces, per_suit[3], 0)
+    return out
+
+
+def table_weights(left: Sequence[int], suited: bool) -> IntArray:
+    """How many hands of each table entry can be drawn from the cards left: per class
+    (:func:`class_weights`), or, for a table that tells one-suit hands apart, per class its
+    other hands then per class its one-suit hands (:func:`one_suit_weights`).
+
+    :param left: cards left per code (52 counts).
+    :param suited: the table tells one-suit hands apart.
+
+    >>> int(table_weights([1] * 52, True)[N_CLASSES:].sum()), int(table_weights([1] * 52, True).sum())
+    (5148, 2598960)
+    """
+    every = class_weights(pseudo_available(left))
+    if not suited:
+        return every
+    flushes = one_suit_weights(left)
+    return np.concatenate([every - flushes, flushes])

@@ -17,44 +17,74 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
-from service.engine.cards import Card
-from service.engine.hand import Evaluation
+import numpy as np
+import numpy.typing as npt
+
 from service.engine.rules import Rules
 
-__all__ = ["RankedHand", "compare", "high_card_key", "rank_hands", "strength_key"]
+__all__ = ["RankedHand", "Scored", "compare", "high_card_key", "rank_hands", "ranking_order", "strength_key"]
 
 
-def high_card_key(hand: Sequence[Card]) -> tuple[int, ...]:
-    """The hand's cards from highest to lowest for the ``high_card`` tie rule.
+class Scored(Protocol):
+    """What comparing and settling read of an evaluated hand: an
+    :class:`~service.engine.hand.Evaluation` or a resolver's
+    :class:`~service.engine.tables.HandResult`."""
+
+    @property
+    def score(self) -> int:
+        """Higher is stronger under the rules the hand was evaluated under."""
+
+    @property
+    def category(self) -> str:
+        """The category's API name."""
+
+    @property
+    def payout(self) -> int:
+        """What the hand collects when it wins, per unit stake (suited bonus included)."""
+
+    @property
+    def codes(self) -> Sequence[int]:
+        """The hand's card codes (for the ``high_card`` comparison)."""
+
+
+def high_card_key(codes: Sequence[int]) -> tuple[int, ...]:
+    """The hand's card codes from highest to lowest for the ``high_card`` tie rule.
 
     Card codes order by rank (K high, A low) and then suit (S > H > C > D), so comparing
     these tuples compares the hands card by card; identical cards compare equal.
 
     >>> from service.engine.cards import parse_hand
-    >>> high_card_key(parse_hand("AS 2D KH KS 3C".split()))
+    >>> high_card_key([c.code for c in parse_hand("AS 2D KH KS 3C".split())])
     (51, 50, 9, 4, 3)
     """
-    return tuple(sorted((c.code for c in hand), reverse=True))
+    return tuple(sorted(codes, reverse=True))
 
 
-def strength_key(evaluation: Evaluation, rules: Rules) -> tuple[int, tuple[int, ...]]:
-    """A sort key: greater is stronger, equal is equal under ``rules`` (section 5)."""
-    if rules.ties == "high_card":
-        return (evaluation.score, high_card_key(evaluation.hand))
-    return (evaluation.score, ())
+def strength_key(hand: Scored, rules: Rules) -> tuple[int, tuple[int, ...]]:
+    """A sort key: greater is stronger, equal is equal under ``rules`` (section 5): the score,
+    then the high card where it orders equally strong hands (``ties: high_card``, and Bombs
+    under ``bomb_order: high_card``)."""
+    if hand.category in rules.high_card_categories:
+        return (hand.score, high_card_key(hand.codes))
+    return (hand.score, ())
 
 
-def compare(a: Evaluation, b: Evaluation, rules: Rules) -> int:
+def compare(a: Scored, b: Scored, rules: Rules) -> int:
     """Compare two evaluated hands under ``rules`` (RULES.md section 5).
 
-    Hands compare by score (category, then the pair's or quad's rank or the Single-Ox
-    strength); with the ``high_card`` tie rule equal scores compare by
-    :func:`high_card_key`.
+    Hands compare by score (category, then the strength within it); equal scores compare by
+    :func:`high_card_key` where the high card orders them (``ties: high_card``, Bombs under
+    ``bomb_order: high_card``).
 
-    :return: ``1`` if ``a`` is stronger, ``-1`` if ``b`` is, ``0`` if they are equal.
+    :return: ``1`` if ``a`` is stronger, ``-1`` if ``b`` is, ``0`` if they are equal:
+        the order of :func:`strength_key`, without building the keys when the scores differ.
     """
-    ka, kb = strength_key(a, rules), strength_key(b, rules)
+    sa, sb = a.score, b.score
+    if sa != sb or a.category not in rules.high_card_categories:
+        return (sa > sb) - (sa < sb)
+    ka, kb = high_card_key(a.codes), high_card_key(b.codes)
     return (ka > kb) - (ka < kb)
 
 
@@ -64,19 +94,19 @@ class RankedHand:
 
     :param index: the hand's position in the input list (0-based).
     :param position: competition ranking, 1 for the strongest (1, 2, 2, 4).
-    :param evaluation: the hand's evaluation.
+    :param evaluation: the hand's evaluation (any :class:`Scored`).
     """
 
     index: int
     position: int
-    evaluation: Evaluation
+    evaluation: Scored
 
 
-def rank_hands(evaluations: Sequence[Evaluation], rules: Rules) -> list[RankedHand]:
+def rank_hands(evaluations: Sequence[Scored], rules: Rules) -> list[RankedHand]:
     """Order hands strongest first with competition positions (RULES.md section 5).
 
-    Equal hands share a position and keep their input order; with the ``high_card`` tie
-    rule equal scores are ordered by the high card.
+    Equal hands share a position and keep their input order; equal scores are ordered by
+    the high card where it orders them (:func:`strength_key`).
 
     >>> from service.engine.cards import parse_hand
     >>> from service.engine.rules import PROFILES
@@ -100,3 +130,33 @@ def rank_hands(evaluations: Sequence[Evaluation], rules: Rules) -> list[RankedHa
             position, previous = n, key
         out.append(RankedHand(i, position, e))
     return out
+
+
+def ranking_order(scores: npt.ArrayLike, codes: npt.ArrayLike, by_high_card: npt.ArrayLike | None = None
+                  ) -> tuple[list[int], list[int]]:
+    """:func:`rank_hands` for many hands at once, with numpy: the hands' indexes strongest
+    first and their competition positions (RULES.md section 5; equal hands keep their input
+    order; equal scores are ordered by the high card where ``by_high_card`` says so).
+
+    :param scores: ``(n,)`` the hands' scores.
+    :param codes: ``(n, 5)`` the hands' card codes.
+    :param by_high_card: ``(n,)`` whether each hand's category is ordered by the high card
+        (:attr:`~service.engine.rules.Rules.high_card_categories`); ``None``: none is.
+    :return: ``(indexes, positions)``, two lists of ``n``.
+
+    >>> ranking_order([201, 800, 201, 100], [[0, 1, 2, 3, 4]] * 4)
+    ([1, 0, 2, 3], [1, 2, 2, 4])
+    """
+    score = np.asarray(scores, dtype=np.int64)
+    n = len(score)
+    columns = [-score]
+    if by_high_card is not None and np.any(by_high_card):
+        high = np.sort(np.asarray(codes, dtype=np.int64).reshape(n, 5), axis=1)  # ascending: [:, 4] highest
+        high *= np.asarray(by_high_card, dtype=np.int64)[:, None]  # 0 where the high card does not order
+        columns += [-high[:, j] for j in range(4, -1, -1)]
+    order = np.lexsort((np.arange(n), *reversed(columns)))
+    keys = np.stack(columns, axis=1)[order]
+    starts = np.ones(n, dtype=np.bool_)
+    starts[1:] = (keys[1:] != keys[:-1]).any(axis=1)
+    positions: Any = np.maximum.accumulate(np.where(starts, np.arange(1, n + 1), 0))
+    return order.tolist(), positions.tolist()

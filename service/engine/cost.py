@@ -13,11 +13,12 @@ refused.
 
 from __future__ import annotations
 
+from service.engine.bets import DEFAULT_BET
 from service.engine.cards import HAND_SIZE
 from service.engine.distribution import distribution_ready, pinned_distribution
 from service.engine.house_edge import house_edge_ready, pinned_house_edge
 from service.engine.odds import uses_suits
-from service.engine.partial_classes import class_path_applies
+from service.engine.partial import class_path_applies
 from service.engine.rules import Rules
 from service.engine.suited_hands import pin_suited_hands, suited_hands_ready
 from service.engine.tables import has_table
@@ -42,13 +43,13 @@ def prepare(rules: Rules) -> None:
     """
     pinned_distribution(rules)
     if not rules.commission_bps:
-        pinned_house_edge(rules, "double")
+        pinned_house_edge(rules, DEFAULT_BET)
     if uses_suits(rules):
         walk()
         pin_suited_hands(rules)
 
 
-def analysis_cost(rules: Rules, kind: str, decks: int = 1, known: int = HAND_SIZE, bet: str = "double") -> float:
+def analysis_cost(rules: Rules, kind: str, decks: int = 1, known: int = HAND_SIZE, bet: str = DEFAULT_BET) -> float:
     """A rough estimate, in seconds, of computing ``kind`` for ``rules`` now.
 
     :param kind: ``distribution``, ``house_edge`` or ``odds``.
@@ -80,7 +81,7 @@ def analysis_cost(rules: Rules, kind: str, decks: int = 1, known: int = HAND_SIZ
         return 0.0
     cost = 0.0 if has_table(rules) else 0.8
     needs_walk = (kind == "odds" and uses_suits(rules)) or (
-        kind == "house_edge" and rules.ties == "dealer" and rules.suited_bonus != "none")
+        kind == "house_edge" and rules.ties == "dealer" and "payouts" in rules.suit_effects)
     if needs_walk and not walk_ready():
         cost += 3.0
     if kind == "odds" and uses_suits(rules):
@@ -92,6 +93,8 @@ def analysis_cost(rules: Rules, kind: str, decks: int = 1, known: int = HAND_SIZ
         cost += PARTIAL_SECONDS[known, way] * (min(decks, 2.5) if way == "walk" else 1)  # the walk: flat from 2-3 decks
         if way == "classes" and not suited_hands_ready(rules):
             cost += 0.5  # listing the suited hands the first time
+        if rules.ties == "dealer" and not rules.tie_cost.by_hand:
+            cost *= 2  # tie_payout: stake counts the deals again under push ties (odds.flat_ties)
     return cost
 
 

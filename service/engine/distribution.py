@@ -1,5 +1,5 @@
 """How many hands fall in each label: :func:`distribution` and :func:`labels_of` (RULES.md
-section 4).
+section 4), labels named by their stable keys (RULES.md 4.2).
 
 Exact: each hand class's count is a product of binomials over the cards of one deck
 (:func:`~service.engine.classes.class_weights`), summed per label of the rules' table.
@@ -8,7 +8,7 @@ Cached per rules in the engine's cache (section ``distributions``); a profile's 
 
 >>> from service.engine.rules import PROFILES
 >>> d = distribution(PROFILES["standard"].rules)
->>> d.total, d.counts["Five Dukes"], d.counts["No Ox"]
+>>> d.total, d.counts["five_dukes"], d.counts["no_ox"]
 (2598960, 792, 568928)
 """
 
@@ -20,11 +20,11 @@ from fractions import Fraction
 from math import comb
 
 from service.engine.cache import CACHE, BoundedCache
-from service.engine.cards import HAND_SIZE, Rank
-from service.engine.classes import class_weights
-from service.engine.hand import label_of, score_of
+from service.engine.cards import HAND_SIZE
+from service.engine.categories import Category
+from service.engine.classes import table_weights
+from service.engine.hand import labelled, score_of, strength_sub, strengths
 from service.engine.odds import FULL_DECK, deck_available
-from service.engine.reference import pair_order
 from service.engine.rules import Rules
 from service.engine.tables import table_for
 
@@ -32,16 +32,16 @@ __all__ = ["Distribution", "distribution", "distribution_ready", "labels_of", "p
 
 
 def labels_of(rules: Rules) -> list[tuple[str, str, int]]:
-    """Every label the rules' enabled categories can give, strongest first.
+    """Every label the rules' enabled categories can give, strongest first, by label key.
 
     :param rules: the rules.
-    :return: ``(label, category, score)`` triples, by score descending. Some may be
+    :return: ``(label key, category, score)`` triples, by score descending. Some may be
         impossible under the rules (``Double-Ox 3`` with ``three_six_pair``); they are
         listed all the same, so two profiles' lists line up.
 
     >>> from service.engine.rules import PROFILES
-    >>> [lab for lab, _, _ in labels_of(PROFILES["standard"].rules)][:4]
-    ['Five Dukes', 'Five Small', 'Ngau Tonku', 'Double-Ox K']
+    >>> [key for key, _, _ in labels_of(PROFILES["standard"].rules)][:4]
+    ['five_dukes', 'five_small', 'ngau_tonku', 'double_ox_k']
     >>> len(labels_of(PROFILES["standard"].rules)), len(labels_of(PROFILES["niu-niu"].rules))
     (27, 27)
     """
@@ -49,16 +49,9 @@ def labels_of(rules: Rules) -> list[tuple[str, str, int]]:
     for category in rules.ranking:
         if not rules.enabled(category):
             continue
-        if category == "double_ox":
-            out.extend((label_of(category, None, r), category, score_of(rules, category, pair_order(r, rules)))
-                       for r in Rank)
-        elif category == "bomb":
-            out.extend((label_of(category, None, r), category, score_of(rules, category, r.order)) for r in Rank)
-        elif category == "single_ox":
-            out.extend((label_of(category, n, None), category, score_of(rules, category, n or 10))
-                       for n in range(10))
-        else:
-            out.append((label_of(category, None, None), category, score_of(rules, category, 0)))
+        for strength in strengths(Category(category), rules):
+            key, _ = labelled(Category(category), strength)
+            out.append((key, category.value, score_of(rules, category, strength_sub(category, strength, rules))))
     out.sort(key=lambda t: -t[2])
     return out
 
@@ -68,7 +61,7 @@ class Distribution:
     """How many hands of one deck fall in each label.
 
     :param total: how many hands were counted (2,598,960 for one full deck).
-    :param counts: label to count, every label of :func:`labels_of` (zero counts
+    :param counts: label key to count, every label of :func:`labels_of` (zero counts
         included), strongest first.
     :param categories: category to count, the enabled categories strongest first.
     """
@@ -78,10 +71,10 @@ class Distribution:
     categories: dict[str, int]
 
     def probability(self, label: str) -> Fraction:
-        """The exact probability of ``label``.
+        """The exact probability of the label of key ``label``.
 
         >>> from service.engine.rules import PROFILES
-        >>> distribution(PROFILES["standard"].rules).probability("Five Dukes")
+        >>> distribution(PROFILES["standard"].rules).probability("five_dukes")
         Fraction(33, 108290)
         """
         return Fraction(self.counts[label], self.total)
@@ -93,8 +86,9 @@ _DISTRIBUTIONS: BoundedCache[tuple[Rules, tuple[int, ...]], Distribution] = CACH
 def distribution(rules: Rules, deck: Sequence[int] | None = None) -> Distribution:
     """The exact number of hands per label over all 5-card hands of one deck (RULES.md s. 4).
 
-    Each class's count is ``prod_p C(n[p], l[p])`` (:func:`~service.engine.classes.class_weights`); the suited bonus
-    never changes a label, so suits play no part. Cached per rules.
+    Each class's count is ``prod_p C(n[p], l[p])``, its one-suit hands counted apart where
+    the rules tell them apart (:func:`~service.engine.classes.table_weights`); the suited bonus
+    never changes a label. Cached per rules.
 
     :param rules: the rules.
     :param deck: the cards (codes, each at most once) to deal from; the full 52 by default.
@@ -104,7 +98,7 @@ def distribution(rules: Rules, deck: Sequence[int] | None = None) -> Distributio
 
     >>> from service.engine.rules import PROFILES
     >>> d = distribution(PROFILES["standard"].rules)
-    >>> d.counts["Five Small"], d.counts["Ngau Tonku"], d.categories["no_ox"]
+    >>> d.counts["five_small"], d.counts["ngau_tonku"], d.categories["no_ox"]
     (4368, 26539, 568928)
     >>> distribution(PROFILES["standard"].rules, deck=range(12)).total  # the 12 cards A-3
     792
@@ -113,14 +107,15 @@ def distribution(rules: Rules, deck: Sequence[int] | None = None) -> Distributio
     found = _DISTRIBUTIONS.get(key)
     if found is not None:
         return found
-    weights = class_weights(deck_available(key[1]))
+    deck_available(key[1])  # checks the deck: each card at most once
     table = table_for(rules)
+    weights = table_weights([int(c in key[1]) for c in range(52)], table.suited)
     labels = labels_of(rules)
     counts = {label: 0 for label, _, _ in labels}
     categories = {category: 0 for _, category, _ in labels}
-    for entry, w in zip(table.entries, weights.tolist(), strict=True):
+    for entry, w in zip(table.every, weights.tolist(), strict=True):
         if w:
-            counts[entry.label] = counts.get(entry.label, 0) + w
+            counts[entry.label_key] = counts.get(entry.label_key, 0) + w
             categories[entry.category] = categories.get(entry.category, 0) + w
     result = Distribution(total=comb(len(key[1]), HAND_SIZE), counts=counts, categories=categories)
     return _DISTRIBUTIONS.put(key, result)

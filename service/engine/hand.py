@@ -1,12 +1,14 @@
 """What evaluating one hand gives: the :class:`Evaluation` and its :class:`Formation` of ox
-and power cards, with the score and label of a result (RULES.md sections 2-5).
+and power cards, and how a result's strength, score and label follow from the category's
+declaration (RULES.md sections 2-5, 4.2).
 
 Both evaluators give these: the literal one (:mod:`service.engine.reference`) and the
 table-driven one (:mod:`service.engine.tables`, through :func:`service.engine.evaluate.evaluate`).
 
 >>> from service.engine.rules import Rules
->>> score_of(Rules(), "double_ox", 8), label_of("double_ox", None, Rank.EIGHT)
-(308, 'Double-Ox 8')
+>>> sub = strength_sub(Category.DOUBLE_OX, Rank.EIGHT, Rules())
+>>> sub, score_of(Rules(), Category.DOUBLE_OX, sub), strength_token(Category.DOUBLE_OX, Rank.EIGHT)
+(8, 308, '8')
 """
 
 from __future__ import annotations
@@ -14,17 +16,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from service.engine.cards import Card, Rank
+from service.engine.categories import SPECS, Category, label_key, label_text, ranks_named
 from service.engine.rules import Rules
 
-__all__ = ["Evaluation", "Formation", "label_of", "score_of"]
+__all__ = ["Evaluation", "Formation", "Strength", "labelled", "score_of", "strength_sub", "strength_token", "strengths"]
 
-_LABEL_BASE = {
-    "no_ox": "No Ox",
-    "ngau_tonku": "Ngau Tonku",
-    "five_small": "Five Small",
-    "five_dukes": "Five Dukes",
-    "four_dukes": "Four Dukes",
-}
+#: What a result's strength is read from: a Single-Ox's points (0..9), a rank (a pair, a
+#: quad, a run's top card, the three of a full house), or ``None`` (no strength).
+Strength = int | Rank | None
 
 
 @dataclass(frozen=True)
@@ -49,14 +48,15 @@ class Evaluation:
 
     :param hand: the five cards, in input order.
     :param category: the API name of the category, e.g. ``'double_ox'``.
-    :param label: the display name, e.g. ``'Double-Ox 8'``, ``'Single-Ox 0'``, ``'Bomb J'``.
+    :param label: the English display name, e.g. ``'Double-Ox 8'``, ``'Single-Ox 0'``.
     :param score: higher is stronger under these rules, equal means equally strong.
     :param payout: the integer stake multiplier this hand collects when it wins
         (suited bonus included).
-    :param ox: the three ox cards, or ``None`` for No Ox, Five Small and Bomb.
+    :param ox: the three ox cards, or ``None`` for a category that needs no ox.
     :param power: the two power cards, ``None`` exactly when ``ox`` is.
     :param nenku: the power cards are a Nenku (an ace and a duke, RULES.md section 4).
     :param suited: the suited bonus applies (RULES.md section 7, ``suited_bonus``).
+    :param label_key: the stable key of the label (RULES.md 4.2), e.g. ``'double_ox_8'``.
     """
 
     hand: tuple[Card, ...]
@@ -68,31 +68,92 @@ class Evaluation:
     power: Formation | None
     nenku: bool
     suited: bool
+    label_key: str = ""
+
+    @property
+    def codes(self) -> tuple[int, ...]:
+        """The hand's card codes, in input order."""
+        return tuple(c.code for c in self.hand)
 
 
-def score_of(rules: Rules, category: str, sub: int) -> int:
-    """The score of a category and its within-category strength ``sub``.
+def _pair_order(rank: Rank, rules: Rules) -> int:
+    """Strength of a Double-Ox pair: rank order, the ace on top with ``ace_high``."""
+    if rank is Rank.ACE and rules.double_ox_order == "ace_high":
+        return 14
+    return rank.order
 
-    ``score = (8 - position in ranking) * 100 + sub``, where ``sub`` is the Single-Ox
-    strength (1..9, 10 for Single-Ox 0), the pair's rank order for Double-Ox (A=1 .. K=13,
-    A=14 with ``ace_high``), the quad's rank order for Bomb (A=1 .. K=13), else 0.
 
-    >>> score_of(Rules(), "single_ox", 10), score_of(Rules(), "five_dukes", 0)
+def strength_sub(category: Category, strength: Strength, rules: Rules) -> int:
+    """The within-category strength ``sub`` of a score (RULES.md section 5), by the
+    category's :data:`~service.engine.categories.StrengthKind`: a Single-Ox's points (10 for
+    Single-Ox 0, the strongest), a Double-Ox pair's rank order (A = 1 .. K = 13, A = 14
+    under ``ace_high``), a quad's rank order, else 0.
+
+    >>> strength_sub(Category.SINGLE_OX, 0, Rules()), strength_sub(Category.BOMB, Rank.KING, Rules())
+    (10, 13)
+    """
+    kind = SPECS[category].strength
+    if kind == "ox_points":
+        return int(strength or 10) if not isinstance(strength, Rank) else 0
+    if not isinstance(strength, Rank):
+        return 0
+    if kind == "pair_rank":
+        return _pair_order(strength, rules)
+    if kind == "run_top":  # A-2-3-4-5 tops at the 5; 10-J-Q-K-A at the ace, above K
+        return 14 if strength is Rank.ACE else strength.order
+    if kind == "quad_rank" and rules.bomb_order == "high_card":
+        return 0  # one score for every Bomb: the high card orders them (RULES.md 7)
+    return strength.order
+
+
+def strength_token(category: Category, strength: Strength) -> str | None:
+    """The label key's variable part of a strength: a Single-Ox's digit, a rank as cards
+    write it, or ``None`` for a category without one.
+
+    >>> strength_token(Category.SINGLE_OX, 0), strength_token(Category.BOMB, Rank.TEN), strength_token(Category.NO_OX, None)
+    ('0', '10', None)
+    """
+    if SPECS[category].strength == "none" or strength is None:
+        return None
+    return strength.value if isinstance(strength, Rank) else str(strength)
+
+
+def strengths(category: Category, rules: Rules) -> tuple[Strength, ...]:
+    """Every strength a category's hands can have under ``rules``: Single-Ox points 0..9,
+    the ranks its labels name (a run's top card: 5 to K, and A with ``straight_ace_high``),
+    or ``(None,)`` for a category without one.
+
+    >>> len(strengths(Category.SINGLE_OX, Rules())), len(strengths(Category.DOUBLE_OX, Rules()))
+    (10, 13)
+    >>> len(strengths(Category.STRAIGHT, Rules())), strengths(Category.NO_OX, Rules())
+    (9, (None,))
+    """
+    kind = SPECS[category].strength
+    if kind == "none":
+        return (None,)
+    if kind == "ox_points":
+        return tuple(range(10))
+    named = ranks_named(category)
+    return named if kind != "run_top" or rules.straight_ace_high else tuple(r for r in named if r is not Rank.ACE)
+
+
+def score_of(rules: Rules, category: Category, sub: int) -> int:
+    """The score of a category and its within-category strength ``sub`` (RULES.md 4.2):
+    the category's base (:attr:`~service.engine.rules.Rules.score_bases`, 100 per place in
+    the ranking) plus ``sub``.
+
+    >>> score_of(Rules(), Category.SINGLE_OX, 10), score_of(Rules(), Category.FIVE_DUKES, 0)
     (210, 800)
     """
-    return (len(rules.ranking) - rules.rank_of(category)) * 100 + sub
+    return rules.score_bases[category] + sub
 
 
-def label_of(category: str, single_ox_points: int | None, rank: Rank | None) -> str:
-    """The display label of a result (the ``label`` field of the API).
+def labelled(category: Category, strength: Strength) -> tuple[str, str]:
+    """The label key and English label of a result.
 
-    >>> label_of("single_ox", 0, None), label_of("double_ox", None, Rank.TEN)
-    ('Single-Ox 0', 'Double-Ox 10')
+    >>> labelled(Category.DOUBLE_OX, Rank.TEN)
+    ('double_ox_10', 'Double-Ox 10')
     """
-    if category == "single_ox":
-        return f"Single-Ox {single_ox_points}"
-    if category == "double_ox":
-        return f"Double-Ox {rank.value if rank else '?'}"
-    if category == "bomb":
-        return f"Bomb {rank.value if rank else '?'}"
-    return _LABEL_BASE[category]
+    key = label_key(category, strength_token(category, strength))
+    return key, label_text(key)
+

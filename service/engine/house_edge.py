@@ -21,7 +21,9 @@ visiting each hand of the deck once, :mod:`service.engine.walk`). Under ``push``
 over all pairs of a reduced deck (tests/engine/test_odds.py) agrees for every profile.
 
 **Bets and commission** (RULES.md sections 6.1, 6.2). An ``equal`` bet wins or loses one
-stake: its net is ``-tie_pairs`` under ``ties: dealer`` and 0 otherwise. A commission of
+stake: its net is ``-tie_pairs`` under ``ties: dealer`` and 0 otherwise; so is a ``double``
+bet's under ``tie_payout: stake`` (RULES.md 6.4: a tie the dealer takes costs one stake;
+:meth:`~service.engine.bets.TieCost.total`). A commission of
 ``r = commission_bps / 10,000`` costs the player ``r`` times the total winnings, computed
 exactly (:data:`COMMISSION_METHOD`).
 
@@ -41,18 +43,21 @@ from fractions import Fraction
 from math import comb
 
 import numpy as np
+import numpy.typing as npt
 
+from service.engine.bets import BETS, DEFAULT_BET, Bet
 from service.engine.cache import CACHE, BoundedCache
 from service.engine.cards import HAND_SIZE
 from service.engine.classes import CHOOSE, CLASS_COUNTS, PSEUDO_RANKS, IntArray, class_weights
-from service.engine.odds import FULL_DECK, OddsError, deck_available
+from service.engine.odds import FULL_DECK, OddsError, RulesNotComputedError, deck_available
 from service.engine.rules import MAX_BPS, Rules
 from service.engine.tables import Table, table_for
-from service.engine.walk import class_tally, slot_masks, suited_flags, walk_chunks
+from service.engine.walk import class_tally, suited_flags, walk_chunks
 
 __all__ = [
     "COMMISSION_METHOD",
     "EQUAL_BET_METHOD",
+    "FLAT_TIE_METHOD",
     "HOUSE_EDGE_METHOD",
     "HouseEdge",
     "house_edge",
@@ -72,7 +77,7 @@ class HouseEdge:
     :param tie_pairs: under ``ties: dealer``, the pairs of equally strong hands (not both
         Five Dukes): the only pairs that do not cancel out (see :func:`house_edge`); 0
         under the other tie rules, where every pair cancels.
-    :param bet: ``'double'`` or ``'equal'`` (RULES.md section 6.1).
+    :param bet: the bet type's name (RULES.md section 6.1).
     :param commission: the house's total commission from the player over all pairs, per
         unit stake, exactly ``commission_bps / 10,000`` of every winning gross (RULES.md
         section 6.2: from the rate, not rounded).
@@ -81,7 +86,7 @@ class HouseEdge:
     pairs: int
     net: int
     tie_pairs: int
-    bet: str = "double"
+    bet: str = DEFAULT_BET
     commission: Fraction = Fraction(0)
 
     @property
@@ -143,7 +148,14 @@ COMMISSION_METHOD = (
 )
 
 
-def house_edge_method(rules: Rules, bet: str = "double") -> str:
+#: Added to :data:`HOUSE_EDGE_METHOD` under ``ties: dealer`` with ``tie_payout: stake`` (RULES.md 6.4).
+FLAT_TIE_METHOD = (
+    " Tie payout: with `tie_payout: stake` a tie the dealer takes costs one stake instead of "
+    "the dealer's payout, so the tied pairs are counted rather than their payouts summed."
+)
+
+
+def house_edge_method(rules: Rules, bet: str = DEFAULT_BET) -> str:
     """The ``method`` text of a house-edge answer for ``rules`` and ``bet``.
 
     >>> from service.engine.rules import PROFILES
@@ -153,28 +165,32 @@ def house_edge_method(rules: Rules, bet: str = "double") -> str:
     True
     """
     text = HOUSE_EDGE_METHOD
-    if bet == "equal":
+    if BETS[bet].flat:
         text += EQUAL_BET_METHOD
     if rules.commission_bps:
         text += COMMISSION_METHOD
+    if rules.ties == "dealer" and not rules.tie_cost.by_hand:
+        text += FLAT_TIE_METHOD
     return text
 
 _EDGES: BoundedCache[tuple[Rules, tuple[int, ...], str], HouseEdge] = CACHE.section("house edges", 32)
 
 
-def house_edge(rules: Rules, deck: Sequence[int] | None = None, bet: str = "double") -> HouseEdge:
+def house_edge(rules: Rules, deck: Sequence[int] | None = None, bet: str = DEFAULT_BET) -> HouseEdge:
     """The player's exact expected net per unit stake, random hand against random dealer
     (the method: module docstring). Cached per rules, deck and bet.
 
     :param rules: the rules.
     :param deck: the cards (codes, each at most once); the full 52 by default. Tests use
         small decks, where brute force over all pairs is cheap.
-    :param bet: ``'double'`` (default) or ``'equal'``.
+    :param bet: a bet type's name (:data:`~service.engine.bets.BETS`; ``double`` by default).
     :return: the house edge.
-    :raises OddsError: a card repeated, fewer than 10 cards in ``deck``, an unknown bet,
-        or a commission on a ``double`` bet under rules with both a suited bonus and
+    :raises OddsError: a card repeated, fewer than 10 cards in ``deck``, an unknown bet, a
+        commission on a ``double`` bet under rules with both a suited bonus and
         ``high_card`` ties (the winnings of tied pairs then depend on how suits and high
-        cards go together, which this method does not count).
+        cards go together, which this method does not count), or a category that depends on
+        suits where the edge is not 0 by symmetry (``ties: dealer`` or a commission: the
+        class counts of disjoint pairs then depend on suits).
 
     >>> from service.engine.rules import PROFILES
     >>> he = house_edge(PROFILES["standard"].rules)
@@ -186,8 +202,9 @@ def house_edge(rules: Rules, deck: Sequence[int] | None = None, bet: str = "doub
     >>> bb.player_expected_gross, bb.player_expected_net < 0
     (Fraction(0, 1), True)
     """
-    if bet not in ("double", "equal"):
-        raise OddsError("bet must be 'double' or 'equal'")
+    kind = BETS.get(bet)
+    if kind is None:
+        raise OddsError("bet must be one of " + ", ".join(BETS))
     key = (rules, tuple(FULL_DECK if deck is None else sorted(deck)), bet)
     found = _EDGES.get(key)
     if found is not None:
@@ -195,16 +212,19 @@ def house_edge(rules: Rules, deck: Sequence[int] | None = None, bet: str = "doub
     cards = key[1]
     if len(cards) < 2 * HAND_SIZE:
         raise OddsError("a deck for two hands needs at least 10 cards")
-    if (bet == "double" and rules.commission_bps and rules.suited_bonus != "none"
-            and rules.ties == "high_card"):
+    if kind.payout_factor and rules.commission_bps and {"payouts", "comparisons"} <= rules.suit_effects:
         raise OddsError("the house edge of a double bet with a commission is not computed for rules with both "
                         "a suited bonus and high_card ties")
-    if bet == "equal" and not rules.commission_bps and rules.ties != "dealer":
+    if not rules.commission_bps and rules.ties != "dealer":
         result = HouseEdge(pairs=_pairs(cards), net=0, tie_pairs=0, bet=bet)  # symmetric: wins and losses cancel
-    elif bet == "equal" or rules.commission_bps:
-        result = _house_edge_with_bets(rules, cards, bet)
+    elif rules.suit_categories:
+        raise RulesNotComputedError("the house edge is not computed for rules with a category that depends on suits (flush, "
+                        "straight_flush) unless it is exactly 0 by symmetry: push or high_card ties and no "
+                        "commission")
+    elif kind.flat or rules.commission_bps:
+        result = _house_edge_with_bets(rules, cards, kind)
     else:
-        result = _double_bet_edge(rules, cards)
+        result = _double_bet_edge(rules, cards, kind)
     return _EDGES.put(key, result)
 
 
@@ -213,21 +233,22 @@ def _pairs(cards: Sequence[int]) -> int:
     return comb(len(cards), HAND_SIZE) * comb(len(cards) - HAND_SIZE, HAND_SIZE)
 
 
-def _double_bet_edge(rules: Rules, cards: Sequence[int]) -> HouseEdge:
-    """:func:`house_edge` of a ``double`` bet without a commission: only ties count."""
+def _double_bet_edge(rules: Rules, cards: Sequence[int], kind: Bet) -> HouseEdge:
+    """:func:`house_edge` of a bet paid by the hand alone (``double``) without a commission,
+    under ``ties: dealer``: only ties count."""
     available = np.array(deck_available(cards), dtype=np.int64)
     counts = class_weights(available.tolist())
-    net = 0
+    tie_paid = 0
     tie_pairs = 0
     if rules.ties == "dealer":
         table = table_for(rules)
         payouts = table.payouts.tolist()
         suited = _suited_counts(rules, table, cards)
         scores = table.scores
-        five_dukes = np.array([e.category == "five_dukes" for e in table.entries])
+        to_dealer = _ties_to_dealer(table)
         for score in np.unique(scores[counts > 0]).tolist():
             group = np.flatnonzero((scores == score) & (counts > 0))
-            dealers = group[~five_dukes[group]]
+            dealers = group[to_dealer[group]]
             if len(dealers) == 0:
                 continue
             left = available[None, :] - CLASS_COUNTS[dealers]           # (|D|, 14)
@@ -239,8 +260,24 @@ def _double_bet_edge(rules: Rules, cards: Sequence[int]) -> HouseEdge:
             for d, t in zip(dealers.tolist(), tied, strict=True):
                 n_d = int(counts[d])
                 tie_pairs += n_d * t
-                net -= payouts[d] * (n_d + (rules.suited_multiplier - 1) * suited[d]) * t
-    return HouseEdge(pairs=_pairs(cards), net=net, tie_pairs=tie_pairs)
+                tie_paid += payouts[d] * (n_d + (rules.suited_multiplier - 1) * suited[d]) * t
+    return HouseEdge(pairs=_pairs(cards), net=-rules.tie_cost.total(kind, tie_pairs, tie_paid), tie_pairs=tie_pairs,
+                     bet=kind.name)
+
+
+def _by_high_card(table: Table) -> npt.NDArray[np.bool_]:
+    """Per class, whether its equally strong pairs are decided by the high card (one deck:
+    disjoint hands always differ; a pair and its swap split the win), not by the tie rule."""
+    high = table.rules.high_card_categories
+    return np.array([e.category in high for e in table.every], dtype=np.bool_) & ~table.pushes
+
+
+def _ties_to_dealer(table: Table) -> npt.NDArray[np.bool_]:
+    """Per class, whether the dealer takes its equally strong pairs (``ties: dealer``, not a
+    category that pushes, not decided by the high card)."""
+    if table.rules.ties != "dealer":
+        return np.zeros(len(table.every), dtype=np.bool_)
+    return ~table.pushes & ~_by_high_card(table)
 
 
 def _tied_per_class(table: Table, available: IntArray, counts: IntArray) -> IntArray:
@@ -296,60 +333,58 @@ def _weaker_per_class(table: Table, available: IntArray, counts: IntArray) -> In
     return out
 
 
-def _house_edge_with_bets(rules: Rules, cards: Sequence[int], bet: str) -> HouseEdge:
-    """:func:`house_edge` for an ``equal`` bet or a commission (see :data:`COMMISSION_METHOD`)."""
+def _house_edge_with_bets(rules: Rules, cards: Sequence[int], kind: Bet) -> HouseEdge:
+    """:func:`house_edge` for a bet with a flat part (``equal``) or under a commission (see
+    :data:`COMMISSION_METHOD`): the bet's payout part and flat part are computed apart and
+    combined (every bet is linear in the payout, :class:`~service.engine.bets.Bet`)."""
     available = np.array(deck_available(cards), dtype=np.int64)
     pairs = _pairs(cards)
     counts = class_weights(available.tolist())
     table = table_for(rules)
     tied = _tied_per_class(table, available, counts)
-    five_dukes = np.array([e.category == "five_dukes" for e in table.entries])
+    high_card, to_dealer = _by_high_card(table), _ties_to_dealer(table)
     n = counts.tolist()
     tied_pairs = [a * b for a, b in zip(n, tied.tolist(), strict=True)]   # per dealer class
-    equal_pairs = sum(tied_pairs)
-    both_five_dukes = sum(t for t, fd in zip(tied_pairs, five_dukes.tolist(), strict=True) if fd)
-    decided_ties = equal_pairs - both_five_dukes  # tied pairs the tie rule decides
-    unequal = pairs - equal_pairs
-    wins = unequal // 2 + (decided_ties // 2 if rules.ties == "high_card" else 0)
-    tie_pairs = decided_ties if rules.ties == "dealer" else 0
-    if bet == "equal":
-        losses = unequal // 2 + (decided_ties // 2 if rules.ties == "high_card" else tie_pairs)
-        net = wins - losses
-        winnings = Fraction(wins)
-    else:
+    by_card = sum(t for t, h in zip(tied_pairs, high_card.tolist(), strict=True) if h)  # split: half won
+    tie_pairs = sum(t for t, d in zip(tied_pairs, to_dealer.tolist(), strict=True) if d)  # the dealer's
+    unequal = pairs - sum(tied_pairs)
+    wins = unequal // 2 + by_card // 2
+    losses = unequal // 2 + by_card // 2 + tie_pairs
+    net = kind.flat * (wins - losses + tie_pairs)  # the ties apart: they cost what tie_payout says
+    winnings = Fraction(kind.flat * wins)
+    tie_paid = 0
+    if kind.payout_factor:
         payouts = table.payouts.tolist()
         suited = _suited_counts(rules, table, cards)
         paid = [p * (k + (rules.suited_multiplier - 1) * s) for p, k, s in zip(payouts, n, suited, strict=True)]
-        net = -sum(paid[d] * t for d, t in enumerate(tied.tolist()) if t and not five_dukes[d]) if tie_pairs else 0
-        winnings = Fraction(0)
+        if tie_pairs:
+            tie_paid = sum(paid[d] * t for d, t in enumerate(tied.tolist()) if t and to_dealer[d])
         if rules.commission_bps:
             weaker = _weaker_per_class(table, available, counts).tolist()
-            total = sum(a * b for a, b in zip(paid, weaker, strict=True))
-            if rules.ties == "high_card":  # no suited bonus here: tied hands share one payout
-                total_ties = sum(payouts[d] * tp for d, tp in enumerate(tied_pairs) if tp and not five_dukes[d])
-                winnings = Fraction(total) + Fraction(total_ties, 2)
-            else:
-                winnings = Fraction(total)
-    commission = winnings * Fraction(rules.commission_bps, MAX_BPS)
-    return HouseEdge(pairs=pairs, net=net, tie_pairs=tie_pairs, bet=bet, commission=commission)
+            total = Fraction(sum(a * b for a, b in zip(paid, weaker, strict=True)))
+            if by_card:  # no suited bonus here: tied hands share one payout
+                total += Fraction(sum(payouts[d] * tp for d, tp in enumerate(tied_pairs) if tp and high_card[d]), 2)
+            winnings += kind.payout_factor * total
+    net -= rules.tie_cost.total(kind, tie_pairs, tie_paid)
+    commission = winnings * Fraction(rules.commission_bps, MAX_BPS) if rules.commission_bps else Fraction(0)
+    return HouseEdge(pairs=pairs, net=net, tie_pairs=tie_pairs, bet=kind.name, commission=commission)
 
 
 def _suited_counts(rules: Rules, table: Table, deck: Sequence[int]) -> list[int]:
     """Per class, how many hands of ``deck`` earn the suited bonus (all zero without one)."""
-    n = len(table.entries)
+    n = len(table.every)
     if rules.suited_bonus == "none":
         return [0] * n
     left = [0] * 52
     for c in deck:
         left[c] = 1
-    masks = slot_masks(table)
     out = np.zeros(n, dtype=np.int64)
-    for chunk in walk_chunks(left):
-        out += class_tally(chunk, suited_flags(rules, masks, chunk.klass, chunk.mono, chunk.flush), n)
+    for chunk in walk_chunks(left, table):
+        out += class_tally(chunk, suited_flags(table, chunk.klass, chunk.mono, chunk.flush), n)
     return [int(x) for x in out.tolist()]
 
 
-def pinned_house_edge(rules: Rules, bet: str = "double") -> HouseEdge:
+def pinned_house_edge(rules: Rules, bet: str = DEFAULT_BET) -> HouseEdge:
     """:func:`house_edge` of a profile's rules over one deck, kept for good once computed
     (profiles are few, so this is bounded; custom rules go through the bounded cache).
 
@@ -362,7 +397,7 @@ def pinned_house_edge(rules: Rules, bet: str = "double") -> HouseEdge:
     return _EDGES.pin(key, found)
 
 
-def house_edge_ready(rules: Rules, bet: str = "double") -> bool:
+def house_edge_ready(rules: Rules, bet: str = DEFAULT_BET) -> bool:
     """Whether the one-deck house edge of ``rules`` and ``bet`` is computed (callers
     budgeting time ask)."""
     return (rules, FULL_DECK, bet) in _EDGES

@@ -21,6 +21,7 @@ from types import MappingProxyType
 from typing import Any, Literal, get_args
 
 __all__ = [
+    "Effect",
     "Knob",
     "KnobKind",
     "Problems",
@@ -38,6 +39,12 @@ __all__ = [
 KnobKind = Literal["bool", "int", "choice", "ranking", "payouts"]
 #: ``(path, message)`` pairs: the keys from the overrides object to a bad value, and why.
 Problems = list[tuple[list[str | int], str]]
+#: What a knob acts on, which tells every analysis how to take it into account:
+#: ``hands`` (what a hand evaluates to: category, label, score, payout; the class tables
+#: express it), ``payouts`` (what one hand collects beyond its class: the suited bonus,
+#: applied per hand), ``comparisons`` (how two hands compare beyond their scores),
+#: ``settlement`` (the amounts a settled pair moves: bets, commission).
+Effect = Literal["hands", "payouts", "comparisons", "settlement"]
 
 _METADATA_KEY = "knob"
 
@@ -72,6 +79,22 @@ class Knob:
         ``rules_digest``. Any later knob enters :meth:`~service.engine.rules.Rules.digest`
         only while it differs from its default, so every rule set that leaves it alone keeps
         the digest it had before the knob existed.
+    :param effect: what the knob acts on (:data:`Effect`).
+    :param suits: the knob's values under which results depend on suits, not on ranks
+        alone: the analyses then visit card multisets (the card-multiset walk) for that
+        effect instead of summing over rank classes.
+    :param suit_effect: what depends on suits under those values, when it is not the
+        knob's own effect (``bomb_order: high_card`` changes the Bombs' scores, a ``hands``
+        effect, and orders them by their suits too, a ``comparisons`` effect).
+    :param analysed: whether the analyses (odds, house edge, distributions) take the knob
+        into account. ``False`` for a knob that bounds or settles a whole round (balance
+        caps, showdowns without a dealer, RULES.md 6.5-6.6) rather than one pair of random
+        hands: the analyses then answer as under its default and name it in their
+        ``ignored_knobs`` member while the rules set it (DECISIONS 30).
+    :param listed_at_default: whether the ``rules`` objects of the answers (and of the
+        profiles) list the knob at its default. ``False`` for the knobs of the round forms
+        added in 1.2 (RULES.md 6.4-6.6): listed only while set away from the default, so
+        every earlier answer stays byte for byte as it was.
     """
 
     kind: KnobKind
@@ -82,6 +105,16 @@ class Knob:
     nullable: bool = False
     unit: str = ""
     always_digested: bool = False
+    effect: Effect = "hands"
+    suits: tuple[Any, ...] = ()
+    suit_effect: Effect | None = None
+    analysed: bool = True
+    listed_at_default: bool = True
+
+    @property
+    def in_tables(self) -> bool:
+        """Whether the class tables express the knob (it acts on what a hand evaluates to)."""
+        return self.effect == "hands"
 
     @property
     def message(self) -> str:
@@ -125,12 +158,24 @@ class Knob:
         return (value, []) if good else (None, [([name], self.message)])
 
     def _ranking_problem(self, value: object) -> str | None:
+        """A ranking's own shape (RULES.md 7): known categories, each once, the last choice
+        last and the one before it above it (``single_ox`` above ``no_ox``). Which
+        categories it must list depends on the other knobs
+        (:func:`~service.engine.rules.apply_overrides` checks that)."""
         if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
             return self.message
-        if sorted(value) != sorted(self.choices):
-            return "must list each of the eight categories exactly once: " + ", ".join(self.choices)
-        if value[-1] != self.choices[-1]:
-            return f"{self.choices[-1]} must be last"
+        unknown = [v for v in value if v not in self.choices]
+        if unknown:
+            return "unknown categor" + ("ies " if len(unknown) > 1 else "y ") + ", ".join(map(repr, unknown[:5])) + \
+                "; the categories are " + ", ".join(self.choices)
+        repeated = sorted({v for v in value if value.count(v) > 1})
+        if repeated:
+            return "lists " + ", ".join(repeated) + " more than once"
+        last, before = self.choices[-1], self.choices[-2]
+        if not value or value[-1] != last:
+            return f"{last} must be last"
+        if before not in value:
+            return f"must list {before} (above {last})"
         return None
 
     def _payouts(self, name: str, value: Any, current: Mapping[str, int]) -> tuple[Any, Problems]:

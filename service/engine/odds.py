@@ -26,22 +26,27 @@ from math import comb
 
 import numpy as np
 
+from service.engine.bets import BETS, DEFAULT_BET
 from service.engine.cards import CARDS, HAND_SIZE, Card, count_excess
 from service.engine.classes import IntArray, class_weights, pseudo_available
 from service.engine.evaluate import evaluate
 from service.engine.hand import Evaluation
 from service.engine.rules import MAX_BPS, Rules
 from service.engine.tables import Table, table_for
-from service.engine.walk import class_tally, colex_rank, slot_masks, suited_flags, walk_chunks
+from service.engine.walk import class_tally, colex_rank, suited_flags, walk_chunks
 
 __all__ = [
     "FULL_DECK",
     "Chances",
     "Odds",
     "OddsError",
+    "RulesNotComputedError",
+    "Tally",
     "dealer_pool",
     "deck_available",
+    "flat_ties",
     "odds",
+    "tie_sides",
     "uses_suits",
 ]
 
@@ -50,7 +55,12 @@ FULL_DECK: tuple[int, ...] = tuple(range(52))
 
 
 class OddsError(ValueError):
-    """A hand, dead cards or deck count that cannot be dealt from (the message says why)."""
+    """A hand, dead cards or deck count that cannot be dealt from, or a bet whose figure is
+    not computed (the message says why)."""
+
+
+class RulesNotComputedError(OddsError):
+    """Rules whose figure is not computed whatever the bet (the message says why)."""
 
 
 def deck_available(deck: Sequence[int]) -> list[int]:
@@ -100,9 +110,9 @@ class Chances:
         return Fraction(self.pushes, self.counted)
 
     @property
-    def double_totals(self) -> tuple[int, int]:
-        """Over everything counted, per unit stake with a ``double`` bet: the caller's total
-        gross result, and the total its wins collect (what a commission is taken from)."""
+    def payout_totals(self) -> tuple[int, int]:
+        """Over everything counted: the payouts the caller's wins collect and its losses pay
+        (per unit stake at one stake a payout point, the ``double`` bet's amounts)."""
         raise NotImplementedError
 
     @property
@@ -110,13 +120,13 @@ class Chances:
         """The commission on the caller's wins (RULES.md section 6.2); 0 unless given."""
         return 0
 
-    def expected(self, bet: str = "double") -> tuple[Fraction, Fraction, Fraction]:
+    def expected(self, bet: str = DEFAULT_BET) -> tuple[Fraction, Fraction, Fraction]:
         """The caller's expected gross, commission and net per unit stake for ``bet``
-        (RULES.md sections 6.1 and 6.2).
+        (RULES.md sections 6.1 and 6.2), from the counts and the payout totals
+        (:meth:`~service.engine.bets.Bet.expected_gross`: every bet is linear in the payout).
 
         The commission is taken exactly at the rate, as if stakes were large:
-        ``commission_bps / 10,000`` of the expected winnings, which a ``double`` bet's wins
-        collect at the winning hand's payout and an ``equal`` bet's at 1.
+        ``commission_bps / 10,000`` of the expected winnings (:meth:`~service.engine.bets.Bet.winnings`).
 
         :raises OddsError: an unknown bet.
 
@@ -124,19 +134,20 @@ class Chances:
         >>> o.expected("double"), o.expected("equal")[2]
         ((Fraction(1, 5), Fraction(3, 50), Fraction(7, 50)), Fraction(-3, 25))
         """
-        if bet == "double":
-            gross, winnings = self.double_totals
-        elif bet == "equal":
-            gross, winnings = self.wins - self.losses, self.wins
-        else:
-            raise OddsError("bet must be 'double' or 'equal'")
+        kind = BETS.get(bet)
+        if kind is None:
+            raise OddsError("bet must be one of " + ", ".join(BETS))
+        paid_in, paid_out = self.payout_totals
+        gross = kind.expected_gross(self.wins, self.losses, paid_in, paid_out)
+        winnings = kind.winnings(self.wins, paid_in)
         commission = Fraction(winnings * self.commission_bps, MAX_BPS * self.counted)
         return Fraction(gross, self.counted), commission, Fraction(gross, self.counted) - commission
 
     @property
     def expected_net(self) -> Fraction:
-        """The caller's expected net per unit stake with a ``double`` bet, after commission."""
-        return self.expected("double")[2]
+        """The caller's expected net per unit stake with the default bet (``double``), after
+        commission."""
+        return self.expected(DEFAULT_BET)[2]
 
 
 @dataclass(frozen=True)
@@ -169,9 +180,9 @@ class Odds(Chances):
         return self.dealer_hands
 
     @property
-    def double_totals(self) -> tuple[int, int]:
-        """The total gross (``net``) and what the wins collect (``wins * payout``)."""
-        return self.net, self.wins * self.payout
+    def payout_totals(self) -> tuple[int, int]:
+        """What the wins collect (``wins * payout``) and the losses pay (``paid_in - net``)."""
+        return self.wins * self.payout, self.wins * self.payout - self.net
 
     @property
     def commission_bps(self) -> int:
@@ -211,13 +222,14 @@ def dealer_pool(hand: Sequence[int], dead: Sequence[int] = (), decks: int = 1) -
 
 
 def uses_suits(rules: Rules) -> bool:
-    """Whether settling depends on suits: a suited bonus or ``high_card`` ties.
+    """Whether settling depends on suits: some knob's value makes it so (a suited bonus,
+    ``high_card`` ties; :attr:`~service.engine.rules.Rules.suit_effects`).
 
     >>> from service.engine.rules import PROFILES
     >>> uses_suits(PROFILES["standard"].rules), uses_suits(PROFILES["liberal"].rules)
     (False, True)
     """
-    return rules.suited_bonus != "none" or rules.ties == "high_card"
+    return bool(rules.suit_effects)
 
 
 def odds(hand: Sequence[Card], rules: Rules, dead: Sequence[Card] = (), decks: int = 1,
@@ -260,7 +272,7 @@ def odds(hand: Sequence[Card], rules: Rules, dead: Sequence[Card] = (), decks: i
     else:
         wins, lose_plain, lose_suited = _by_multisets(player, rules, table, left, colex_rank(codes))
         method = "card_multisets"
-    return _odds(rules, table, wins, lose_plain, lose_suited, player.payout, total, method)
+    return _odds(rules, table, wins, lose_plain, lose_suited, player, total, method)
 
 
 #: Per dealer class: the hands the player beats, and the hands it loses to without and
@@ -273,50 +285,115 @@ def _by_classes(player: Evaluation, rules: Rules, table: Table, left: Sequence[i
     scores = table.scores.astype(np.int64)
     weights = class_weights(pseudo_available(left))
     lose = scores > player.score
-    if rules.ties == "dealer" and player.category != "five_dukes":
+    if rules.ties == "dealer" and player.category not in rules.pushing:
         lose |= scores == player.score
     wins = np.where(scores < player.score, weights, 0)
-    return wins, np.where(lose, weights, 0), np.zeros(len(table.entries), dtype=np.int64)
+    return wins, np.where(lose, weights, 0), np.zeros(len(table.every), dtype=np.int64)
 
 
 def _by_multisets(player: Evaluation, rules: Rules, table: Table, left: Sequence[int], me: int) -> _Counts:
     """:func:`odds` for rules with suits: one walk of the dealer's card multisets
     (``me``: the player's :func:`~service.engine.walk.colex_rank`, its high-card order)."""
-    n = len(table.entries)
+    n = len(table.every)
     scores = table.scores.astype(np.int64)
-    masks = slot_masks(table)
     wins = np.zeros(n, dtype=np.int64)
     lose_plain = np.zeros(n, dtype=np.int64)
     lose_suited = np.zeros(n, dtype=np.int64)
-    for chunk in walk_chunks(left):
+    category = player.category
+    for chunk in walk_chunks(left, table):
         s = scores[chunk.klass]
         lower = s < player.score
-        if player.category == "five_dukes" or rules.ties == "push":
+        if category in rules.pushing:
             lose = s > player.score
-        elif rules.ties == "dealer":
-            lose = s >= player.score
-        else:  # high_card: the walk's row index is the high-card order
+        elif category in rules.high_card_categories:  # the walk's row index is the high-card order
             tie = s == player.score
             lose = (s > player.score) | (tie & (chunk.rows > me))
             lower |= tie & (chunk.rows < me)
+            if rules.ties == "dealer":  # identical cards (several decks): the dealer takes the tie
+                lose |= tie & (chunk.rows == me)
+        elif rules.ties == "dealer":
+            lose = s >= player.score
+        else:
+            lose = s > player.score
         wins += class_tally(chunk, lower, n)
         if rules.suited_bonus == "none":
             lose_plain += class_tally(chunk, lose, n)
         else:
-            suited = suited_flags(rules, masks, chunk.klass, chunk.mono, chunk.flush)
+            suited = suited_flags(table, chunk.klass, chunk.mono, chunk.flush)
             lose_plain += class_tally(chunk, lose & ~suited, n)
             lose_suited += class_tally(chunk, lose & suited, n)
     return wins, lose_plain, lose_suited
 
 
 def _odds(rules: Rules, table: Table, wins: IntArray, lose_plain: IntArray, lose_suited: IntArray,
-          player_payout: int, total: int, method: str) -> Odds:
-    """Per-class counts to :class:`Odds`, in exact Python integers."""
+          player: Evaluation, total: int, method: str) -> Odds:
+    """Per-class counts to :class:`Odds`, in exact Python integers. Under ``ties: dealer`` the
+    losses in the player's own score are the ties the dealer takes: they pay what
+    ``tie_payout`` says (:meth:`~service.engine.bets.TieCost.total`, RULES.md 6.4)."""
     multiplier = rules.suited_multiplier
-    paid = sum(p * (a + multiplier * b)
-               for p, a, b in zip(table.payouts.tolist(), lose_plain.tolist(), lose_suited.tolist(), strict=True)
-               if a or b)
+    paid_each = [p * (a + multiplier * b)
+                 for p, a, b in zip(table.payouts.tolist(), lose_plain.tolist(), lose_suited.tolist(), strict=True)]
+    paid = sum(paid_each)
+    if rules.ties == "dealer" and not rules.tie_cost.by_hand and player.category not in rules.high_card_categories:
+        tied = np.flatnonzero(table.scores == player.score).tolist()  # (Bombs by their cards: no ties)
+        ties, tie_paid = sum(int(lose_plain[k]) + int(lose_suited[k]) for k in tied), sum(paid_each[k] for k in tied)
+        paid += rules.tie_cost.total(BETS[DEFAULT_BET], ties, tie_paid) - tie_paid
     win_count = int(wins.sum())
     losses = int(lose_plain.sum()) + int(lose_suited.sum())
-    return Odds(total, win_count, losses, total - win_count - losses, win_count * player_payout - paid, method,
-                player_payout, rules.commission_bps)
+    return Odds(total, win_count, losses, total - win_count - losses, win_count * player.payout - paid, method,
+                player.payout, rules.commission_bps)
+
+
+# --------------------------------------------------------------------------------------
+# Deals of partial odds (service.engine.partial, service.engine.partial_walk) count into a Tally
+
+
+@dataclass
+class Tally:
+    """Running counts over deals, from the caller's side (all exact integers).
+
+    :param completions: completions counted (physical cards apart).
+    :param wins: deals the caller wins; ``losses`` likewise.
+    :param deals: every deal counted.
+    :param paid_in: per unit stake, what the caller's wins collect (its hand's payout, suited
+        bonus included).
+    :param paid_out: per unit stake, what the caller's losses pay (the opponent's payout).
+    """
+
+    completions: int = 0
+    wins: int = 0
+    losses: int = 0
+    deals: int = 0
+    paid_in: int = 0
+    paid_out: int = 0
+
+
+def flat_ties(by_rule: Tally, by_push: Tally) -> Tally:
+    """A tally under ``tie_payout: stake`` (RULES.md 6.4: a tie the dealer takes costs one
+    stake), from the tally of the same deals under ``ties: dealer`` (``by_rule``) and under
+    ``ties: push`` (``by_push``): the two differ exactly in the tied deals, which the dealer
+    wins under one and push under the other, so their number is the difference of the wins
+    (the caller is the dealer) or of the losses (the caller is a player), and each moves one
+    stake instead of the dealer's payout. Exact for every bet (the ``equal`` bet's tie costs
+    one stake either way).
+
+    >>> flat_ties(Tally(9, 3, 4, 20, 6, 10), Tally(9, 3, 2, 20, 6, 4))   # two ties, 6 paid out on them
+    Tally(completions=9, wins=3, losses=4, deals=20, paid_in=6, paid_out=6)
+    """
+    return Tally(by_rule.completions, by_rule.wins, by_rule.losses, by_rule.deals,
+                 by_push.paid_in + (by_rule.wins - by_push.wins), by_push.paid_out + (by_rule.losses - by_push.losses))
+
+
+def tie_sides(rules: Rules, role: str) -> tuple[bool, bool]:
+    """Whether equal hands (not both Five Dukes) go to the caller / to the opponent under
+    ``ties: dealer`` (RULES.md section 5); ``(False, False)`` under the other tie rules.
+
+    :param role: ``player`` or ``dealer``: the caller's seat.
+
+    >>> from service.engine.rules import PROFILES
+    >>> tie_sides(PROFILES["standard"].rules, "dealer"), tie_sides(PROFILES["niu-niu"].rules, "player")
+    ((True, False), (False, False))
+    """
+    if rules.ties != "dealer":
+        return False, False
+    return role == "dealer", role == "player"

@@ -2,7 +2,7 @@
 
 The general method, for rules that use suits with several decks (or with a suited bonus and
 ``high_card`` ties together); one deck otherwise goes by classes
-(:mod:`service.engine.partial_classes`), which is faster.
+(:func:`service.engine.partial.by_classes`), which is faster.
 
 With one unknown card ``c`` the number of physical deals ``(c, D)`` is
 ``w(D) * (n_c - m_c(D))`` (``n_c`` copies of ``c`` left, ``m_c(D)`` of them in ``D``), so the
@@ -31,20 +31,22 @@ import numpy as np
 import numpy.typing as npt
 
 from service.engine.cards import CARDS, HAND_SIZE
-from service.engine.deal_tally import Tally, five_dukes_score, tie_sides
 from service.engine.evaluate import evaluate
+from service.engine.odds import Tally, tie_sides
 from service.engine.rules import Rules
 from service.engine.tables import table_for
-from service.engine.walk import Chunk, colex_rank, slot_masks, suited_flags, walk_chunks
+from service.engine.walk import Chunk, colex_rank, suited_flags, walk_chunks
 
 __all__ = ["by_walk"]
 
 _SHIFT = 23  # a multiset's colex rank is below C(56, 5) = 3,819,816 < 2**22
 
 
-def _key(rules: Rules, score: int, colex: int, fd: int | None) -> int:
-    """Strength then, under ``high_card`` ties (not Five Dukes), the high-card order."""
-    return (score << _SHIFT) + (colex if rules.ties == "high_card" and score != fd else 0)
+def _key(rules: Rules, category: str, score: int, colex: int) -> int:
+    """Strength then, where the high card orders equally strong hands (not a category that
+    pushes), the high-card order."""
+    ordered = category in rules.high_card_categories and category not in rules.pushing
+    return (score << _SHIFT) + (colex if ordered else 0)
 
 
 _BLOCK = 40  # key < 2**(15 + 23): a code's block of keys starts at code << 40
@@ -127,14 +129,13 @@ class _Completions:
 def _completions(known: Sequence[int], left: list[int], rules: Rules, labels: dict[str, int],
                  by_label: dict[str, list[int]]) -> _Completions:
     """Every completion judged once (filling ``labels`` and, with one unknown card, ``by_label``)."""
-    fd = five_dukes_score(table_for(rules))
     missing = HAND_SIZE - len(known)
     live = [c for c in range(52) if left[c]]
 
     def judge(extra: Sequence[int]) -> tuple[int, int, str]:
         hand = [*known, *extra]
         ev = evaluate([CARDS[x] for x in hand], rules)
-        return _key(rules, ev.score, colex_rank(hand), fd), ev.payout, ev.label
+        return _key(rules, ev.category, ev.score, colex_rank(hand)), ev.payout, ev.label_key
 
     out = _Completions(np.zeros(52, dtype=np.int64), np.zeros(52, dtype=np.int64),
                        np.zeros((52, 52), dtype=np.int64), np.zeros((52, 52), dtype=np.int64), _Sorted.of([]))
@@ -212,22 +213,19 @@ def by_walk(known: Sequence[int], left: list[int], rules: Rules, role: str,
     """
     table = table_for(rules)
     scores = table.scores.astype(np.int64)
-    masks = slot_masks(table)
-    fd = five_dukes_score(table)
-    fd_key = -1 if fd is None else fd
+    pushes = table.pushes
+    ordered = np.array([e.category in rules.high_card_categories for e in table.every], dtype=np.bool_) & ~pushes
     tie_me, tie_opp = tie_sides(rules, role)
     missing = HAND_SIZE - len(known)
     comps = _completions(known, left, rules, labels, by_label)
     tally = Tally()
-    for chunk in walk_chunks(left):
+    for chunk in walk_chunks(left, table):
         s = scores[chunk.klass]
-        not_fd = s != fd_key
-        key = s << _SHIFT
-        if rules.ties == "high_card":
-            key = key + np.where(not_fd, chunk.rows, 0)
+        not_fd = ~pushes[chunk.klass]
+        key = (s << _SHIFT) + np.where(ordered[chunk.klass], chunk.rows, 0)
         pay = table.payouts[chunk.klass]
         if rules.suited_bonus != "none":
-            suited = suited_flags(rules, masks, chunk.klass, chunk.mono, chunk.flush)
+            suited = suited_flags(table, chunk.klass, chunk.mono, chunk.flush)
             pay = np.where(suited, pay * rules.suited_multiplier, pay)
         win_n, win_p, lose_n = _judge_rows(chunk, comps, _Judge(key, not_fd, tie_me, tie_opp), missing)
         # one deck: one hand per row

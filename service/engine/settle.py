@@ -17,15 +17,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
-from service.engine.compare import compare
-from service.engine.hand import Evaluation
+from service.engine.bets import BETS, DEFAULT_BET
+from service.engine.caps import cap_round
+from service.engine.compare import Scored, compare
 from service.engine.rules import MAX_BPS, Rules
 
-__all__ = ["BETS", "MAX_SAFE_INTEGER", "MAX_STAKE", "Bet", "Outcome", "PlayerResult", "Settlement", "commission",
-           "settle", "settle_one"]
+__all__ = ["ALL_LOSE", "ALL_WIN", "MAX_MULTIPLE", "MAX_SAFE_INTEGER", "MAX_STAKE", "Outcome", "PlayerResult",
+           "Settlement", "commission", "settle", "settle_one", "stake_of"]
 
 #: The largest stake, in the caller's minor unit (RULES.md section 6).
 MAX_STAKE = 10**12
+#: The largest bid or bet multiple (RULES.md 6.4).
+MAX_MULTIPLE = 100
+#: A dealer's ``sweep`` (RULES.md 6.4): every player lost to it (通吃), or beat it (通赔).
+ALL_WIN = "all_win"
+ALL_LOSE = "all_lose"
 
 #: The largest integer every JSON reader keeps exactly: 2^53 - 1 (I-JSON, RFC 7493 section
 #: 2.2; JavaScript's ``Number.MAX_SAFE_INTEGER``). No amount a settlement returns may exceed
@@ -33,9 +39,6 @@ MAX_STAKE = 10**12
 MAX_SAFE_INTEGER = 2**53 - 1
 
 Outcome = Literal["win", "lose", "push"]
-Bet = Literal["double", "equal"]
-#: The bet types (RULES.md section 6.1); ``double`` is the default.
-BETS: tuple[Bet, ...] = ("double", "equal")
 
 
 def commission(gross: int, bps: int) -> int:
@@ -60,25 +63,31 @@ class PlayerResult(NamedTuple):
     """One player's result (an immutable record; a named tuple, which builds in half the
     time of a frozen dataclass: a settlement makes one per player).
 
-    :param evaluation: the player's hand.
+    :param evaluation: the player's hand (an :class:`~service.engine.hand.Evaluation` or a
+        resolver's :class:`~service.engine.tables.HandResult`).
     :param stake: the stake, a positive integer in the caller's minor unit.
     :param outcome: ``'win'``, ``'lose'`` or ``'push'``.
     :param amount: what the player receives, signed from the player's side, in the
         stake's unit: ``gross - commission`` (positive when the player wins, negative when
         the player pays, 0 on a push).
-    :param bet: ``'double'`` or ``'equal'`` (RULES.md section 6.1).
-    :param gross: the result before commission: ``stake * payout`` of the collecting hand
-        (``double``) or ``stake`` (``equal``), signed like ``amount``.
+    :param bet: the bet type's name (:data:`~service.engine.bets.BETS`, RULES.md section 6.1).
+    :param gross: the result before commission: the bet's amount for the collecting hand
+        (:class:`~service.engine.bets.Bet`), signed like ``amount``.
     :param commission: what the house takes from the player's win (0 unless ``gross > 0``).
+    :param gross_uncapped: under balance caps (RULES.md 6.5), the gross before caps; else ``None``.
+    :param cap: under balance caps, why ``gross`` differs from ``gross_uncapped``
+        (:mod:`service.engine.caps`), or ``None``.
     """
 
-    evaluation: Evaluation
+    evaluation: Scored
     stake: int
     outcome: Outcome
     amount: int
-    bet: Bet = "double"
+    bet: str = DEFAULT_BET
     gross: int = 0
     commission: int = 0
+    gross_uncapped: int | None = None
+    cap: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,24 +103,72 @@ class Settlement:
         ``sum(amounts) + dealer_net + house == 0``.
     """
 
-    dealer: Evaluation
+    dealer: Scored
     dealer_net: int
     players: tuple[PlayerResult, ...]
     dealer_gross: int = 0
     dealer_commission: int = 0
     house: int = 0
 
+    @property
+    def sweep(self) -> str | None:
+        """:data:`ALL_WIN` when every player lost to the dealer (通吃), :data:`ALL_LOSE` when
+        every player beat it (通赔), else ``None`` (a push, or mixed outcomes): from the
+        outcomes, not the amounts (RULES.md 6.4).
 
-def settle_one(dealer: Evaluation, player: Evaluation, stake: int, rules: Rules,
-               bet: Bet = "double") -> PlayerResult:
+        >>> from service.engine.cards import parse_hand
+        >>> from service.engine.rules import PROFILES
+        >>> from service.engine.evaluate import evaluate
+        >>> std = PROFILES["standard"].rules
+        >>> no_ox, five_dukes = (evaluate(parse_hand(h.split()), std) for h in ("10S 9H 8D 4C 4H", "JS QH KD JC QD"))
+        >>> settle(five_dukes, [(no_ox, 1)], std).sweep, settle(no_ox, [(five_dukes, 1)], std).sweep
+        ('all_win', 'all_lose')
+        """
+        outcomes = {p.outcome for p in self.players}
+        if outcomes == {"lose"}:
+            return ALL_WIN
+        if outcomes == {"win"}:
+            return ALL_LOSE
+        return None
+
+
+def stake_of(base: int, bid_multiple: int = 1, bet_multiple: int = 1) -> int:
+    """A player's stake at a bid-for-banker table (RULES.md 6.4): ``base × bid_multiple ×
+    bet_multiple``.
+
+    :param base: the room's base, 1 to :data:`MAX_STAKE`.
+    :param bid_multiple: the banker's bid multiple, 1 to :data:`MAX_MULTIPLE`.
+    :param bet_multiple: the player's bet multiple, 1 to :data:`MAX_MULTIPLE`.
+    :return: the stake.
+    :raises ValueError: a factor out of range, or a product over :data:`MAX_STAKE`.
+
+    >>> stake_of(100, 3, 4)
+    1200
+    >>> stake_of(10**11, 3, 4)
+    Traceback (most recent call last):
+        ...
+    ValueError: base x bid_multiple x bet_multiple is 1200000000000, over the stake bound 1000000000000
+    """
+    if type(base) is not int or not 1 <= base <= MAX_STAKE:
+        raise ValueError(f"base must be an integer from 1 to {MAX_STAKE}")
+    for name, value in (("bid_multiple", bid_multiple), ("bet_multiple", bet_multiple)):
+        if type(value) is not int or not 1 <= value <= MAX_MULTIPLE:
+            raise ValueError(f"{name} must be an integer from 1 to {MAX_MULTIPLE}")
+    stake = base * bid_multiple * bet_multiple
+    if stake > MAX_STAKE:
+        raise ValueError(f"base x bid_multiple x bet_multiple is {stake}, over the stake bound {MAX_STAKE}")
+    return stake
+
+
+def settle_one(dealer: Scored, player: Scored, stake: int, rules: Rules, bet: str = DEFAULT_BET) -> PlayerResult:
     """Settle one player against the dealer (RULES.md sections 6, 6.1 and 6.2).
 
-    - both Five Dukes: push, whatever the tie rule;
-    - player stronger: the dealer pays ``stake * player.payout`` (``double``) or ``stake``
-      (``equal``);
-    - otherwise the player pays ``stake * dealer.payout`` (``double``) or ``stake``
-      (``equal``), except that equal hands push under the ``push`` tie rule and under
-      ``high_card`` when the high cards are equal too;
+    - both hands of a category that pushes (Five Dukes): push, whatever the tie rule;
+    - player stronger: the dealer pays the bet's win (:meth:`~service.engine.bets.Bet.win`
+      on the player's payout);
+    - otherwise the player pays the bet's loss on the dealer's payout, except that equal
+      hands push under the ``push`` tie rule and under ``high_card`` when the high cards
+      are equal too;
     - a win pays ``commission_bps`` of the gross to the house, rounded down.
 
     :raises ValueError: ``stake`` is not an integer from 1 to :data:`MAX_STAKE`, or ``bet``
@@ -126,40 +183,53 @@ def settle_one(dealer: Evaluation, player: Evaluation, stake: int, rules: Rules,
     >>> r.outcome, r.gross, r.commission, r.amount
     ('win', 1000, 50, 950)
     """
-    # The hot path of every settlement: plain branches, no helper calls (``bool`` is not
-    # ``int`` by type, so ``True`` is refused as a stake).
+    # The hot path of every settlement: plain branches (``bool`` is not ``int`` by type, so
+    # ``True`` is refused as a stake).
     if type(stake) is not int or not 1 <= stake <= MAX_STAKE:
         raise ValueError(f"stake must be an integer from 1 to {MAX_STAKE}")
-    if bet != "double" and bet != "equal":
-        raise ValueError("bet must be 'double' or 'equal'")
-    if dealer.category == player.category == "five_dukes":
+    kind = BETS.get(bet)
+    if kind is None:
+        raise ValueError("bet must be one of " + ", ".join(BETS))
+    category = player.category
+    if category == dealer.category and category in rules.pushing:
         return PlayerResult(player, stake, "push", 0, bet, 0, 0)
     order = compare(player, dealer, rules)
     if order > 0:
-        gross = stake * player.payout if bet == "double" else stake
+        gross = kind.win(stake, player.payout)
         bps = rules.commission_bps
         if bps and gross > 0:
             taken = gross * bps // MAX_BPS
             return PlayerResult(player, stake, "win", gross - taken, bet, gross, taken)
         return PlayerResult(player, stake, "win", gross, bet, gross, 0)
-    if order == 0 and rules.ties != "dealer":
-        return PlayerResult(player, stake, "push", 0, bet, 0, 0)
-    gross = -stake * dealer.payout if bet == "double" else -stake
+    if order == 0:
+        if rules.ties != "dealer":
+            return PlayerResult(player, stake, "push", 0, bet, 0, 0)
+        gross = -rules.tie_cost.loss(kind, stake, dealer.payout)  # tie_payout (RULES.md 6.4)
+    else:
+        gross = -kind.loss(stake, dealer.payout)
     return PlayerResult(player, stake, "lose", gross, bet, gross, 0)
 
 
-def settle(dealer: Evaluation, players: Sequence[tuple[Evaluation, int]], rules: Rules,
-           bets: Sequence[Bet] | None = None) -> Settlement:
-    """Settle every player against the dealer (RULES.md section 6).
+def settle(dealer: Scored, players: Sequence[tuple[Scored, int]], rules: Rules,
+           bets: Sequence[str] | None = None, balances: Sequence[int] | None = None,
+           dealer_balance: int | None = None) -> Settlement:
+    """Settle every player against the dealer (RULES.md section 6; caps 6.5).
 
     :param dealer: the dealer's evaluated hand.
     :param players: ``(evaluation, stake)`` per player, in table order.
-    :param rules: the rules (``ties``, the commission knobs, and the payouts carried by
-        the evaluations).
-    :param bets: each player's bet type, same order; ``None`` for ``double`` throughout.
+    :param rules: the rules (``ties``, ``tie_payout``, ``balance_caps``, the commission
+        knobs, and the payouts carried by the evaluations).
+    :param bets: each player's bet type, same order; ``None`` for the default throughout.
+    :param balances: each player's balance, same order: required under ``balance_caps``
+        ``players`` or ``table``, refused under ``none``.
+    :param dealer_balance: the dealer's balance: required under ``table``, refused otherwise.
     :return: the settlement: ``dealer_gross == -sum(gross)``, the dealer's commission
         taken from a positive ``dealer_gross``, ``sum(amounts) + dealer_net + house == 0``.
-    :raises ValueError: a stake out of range, an unknown bet, or ``bets`` of another length.
+        Under caps each player's ``gross`` is capped (:func:`~service.engine.caps.cap_round`)
+        and its commission taken from the capped gross; ``gross_uncapped`` and ``cap`` say
+        what the caps did.
+    :raises ValueError: a stake out of range, an unknown bet, ``bets`` or ``balances`` of
+        another length, or balances given or missing against ``balance_caps``.
 
     >>> from service.engine.cards import parse_hand
     >>> from service.engine.rules import PROFILES, apply_overrides
@@ -172,6 +242,10 @@ def settle(dealer: Evaluation, players: Sequence[tuple[Evaluation, int]], rules:
     >>> s = settle(d8, [(no_ox, 250)], apply_overrides(std, {"dealer_commission_bps": 1000}))
     >>> s.dealer_gross, s.dealer_commission, s.dealer_net, s.house
     (500, 50, 450, 50)
+    >>> capped = settle(d8, [(no_ox, 250)], apply_overrides(std, {"balance_caps": "table"}), None, [400], 300)
+    >>> p = capped.players[0]
+    >>> p.gross, p.gross_uncapped, p.cap, capped.dealer_gross
+    (-300, -500, 'dealer_balance', 300)
     """
     if bets is None:
         results = tuple([settle_one(dealer, e, stake, rules) for e, stake in players])
@@ -180,6 +254,8 @@ def settle(dealer: Evaluation, players: Sequence[tuple[Evaluation, int]], rules:
             raise ValueError("give one bet per player")
         results = tuple([settle_one(dealer, e, stake, rules, bet)
                          for (e, stake), bet in zip(players, bets, strict=True)])
+    if rules.balance_caps != "none" or balances is not None or dealer_balance is not None:
+        results = _capped(results, rules, balances, dealer_balance)
     dealer_gross = 0
     players_commission = 0
     for r in results:
@@ -188,3 +264,26 @@ def settle(dealer: Evaluation, players: Sequence[tuple[Evaluation, int]], rules:
     dealer_commission = commission(dealer_gross, rules.dealer_commission_bps)
     return Settlement(dealer, dealer_gross - dealer_commission, results, dealer_gross, dealer_commission,
                       players_commission + dealer_commission)
+
+
+def _capped(results: tuple[PlayerResult, ...], rules: Rules, balances: Sequence[int] | None,
+            dealer_balance: int | None) -> tuple[PlayerResult, ...]:
+    """The results with their gross capped by the balances (RULES.md 6.5), commission taken
+    from the capped gross.
+
+    :raises ValueError: balances given or missing against ``rules.balance_caps``.
+    """
+    caps = rules.balance_caps
+    if caps == "none":
+        raise ValueError("balances are taken only under balance_caps players or table")
+    if balances is None:
+        raise ValueError(f"balance_caps {caps} needs every player's balance")
+    if (dealer_balance is None) == (caps == "table"):
+        raise ValueError("the dealer gives a balance under balance_caps table, and only then")
+    bps = rules.commission_bps
+    out: list[PlayerResult] = []
+    for r, (gross, uncapped, cap) in zip(results, cap_round([r.gross for r in results], balances, dealer_balance),
+                                         strict=True):
+        taken = gross * bps // MAX_BPS if bps and gross > 0 else 0
+        out.append(PlayerResult(r.evaluation, r.stake, r.outcome, gross - taken, r.bet, gross, taken, uncapped, cap))
+    return tuple(out)

@@ -3,7 +3,7 @@
 
 A suited hand collects ``suited_multiplier`` times its payout, so against a completion of
 the caller's hand the opponent's winning hands pay their class's payout (counted by class in
-:mod:`service.engine.partial_classes`) plus ``(multiplier - 1)`` times it for each suited
+:func:`service.engine.partial.by_classes`) plus ``(multiplier - 1)`` times it for each suited
 one. Suited hands are few (150,874 of the 2,598,960 hands of one deck under ``ox``), so they
 are listed once per rules (:func:`suited_hands`) and, per request, the extra is summed by
 inclusion-exclusion over the completion's cards: the suited hands of the cards left, less
@@ -27,9 +27,10 @@ import numpy.typing as npt
 
 from service.engine.cache import CACHE, BoundedCache
 from service.engine.cards import HAND_SIZE
+from service.engine.classes import N_CLASSES
 from service.engine.rules import Rules
 from service.engine.tables import Table, table_for
-from service.engine.walk import CHUNK, slot_masks, suited_flags, walk
+from service.engine.walk import CHUNK, suited_flags, walk
 
 __all__ = ["SuitedHands", "SuitedLosses", "pin_suited_hands", "suited_hands", "suited_hands_ready"]
 
@@ -39,12 +40,13 @@ class SuitedHands:
     """Every one-deck hand that earns the suited bonus under some rules.
 
     :param codes: ``(n, 5)`` uint8 card codes, ascending per row.
-    :param klass: ``(n,)`` int16 class index.
+    :param klass: ``(n,)`` each hand's entry in the rules' table (its class, or its class
+        plus ``N_CLASSES`` for a one-suit hand where the table tells them apart).
     :param bits: ``(n,)`` uint64, bit ``c`` set for each code ``c`` of the row.
     """
 
     codes: npt.NDArray[np.uint8]
-    klass: npt.NDArray[np.int16]
+    klass: npt.NDArray[np.intp]
     bits: npt.NDArray[np.uint64]
 
 
@@ -53,16 +55,22 @@ _HANDS: BoundedCache[Rules, SuitedHands] = CACHE.section("suited hands", 8)
 
 def _build(rules: Rules) -> SuitedHands:
     features = walk()
-    masks = slot_masks(table_for(rules))
+    table = table_for(rules)
     repeat = np.uint64(1 << 63)
     zero = np.uint64(0)
     parts: list[npt.NDArray[np.intp]] = []
     for start in range(0, len(features.klass), CHUNK):
         part = slice(start, start + CHUNK)
-        suited = suited_flags(rules, masks, features.klass[part], features.mono[part], features.flush[part])
+        klass = features.klass[part].astype(np.intp)
+        if table.suited:
+            klass += N_CLASSES * features.flush[part]
+        suited = suited_flags(table, klass, features.mono[part], features.flush[part])
         parts.append(np.flatnonzero(suited & ((features.bits[part] & repeat) == zero)) + start)
     rows = np.concatenate(parts)
-    return SuitedHands(features.codes[rows], features.klass[rows], features.bits[rows])
+    klass = features.klass[rows].astype(np.intp)
+    if table.suited:
+        klass += N_CLASSES * features.flush[rows]
+    return SuitedHands(features.codes[rows], klass, features.bits[rows])
 
 
 def suited_hands(rules: Rules) -> SuitedHands:
@@ -112,11 +120,11 @@ class SuitedLosses:
     :param left: cards left per code (0 or 1), before the completion is taken out.
     :param missing: the completion's size, 0..2.
     :param tie_opp: equal scores (not both Five Dukes) go to the opponent.
-    :param five_dukes: the score of Five Dukes, if any.
+    :param push_scores: the scores two hands of which push (Five Dukes).
     """
 
     def __init__(self, rules: Rules, table: Table, left: Sequence[int], missing: int, tie_opp: bool,
-                 five_dukes: int | None) -> None:
+                 push_scores: frozenset[int]) -> None:
         hands = suited_hands(rules)
         gone = np.uint64(sum(1 << c for c in range(52) if not left[c]))
         live = (hands.bits & gone) == np.uint64(0)
@@ -124,7 +132,7 @@ class SuitedLosses:
         klass = hands.klass[live]
         self.scores = np.unique(table.scores).astype(np.int64)
         self.tie_opp = tie_opp
-        self.five_dukes = five_dukes
+        self.push_scores = push_scores
         k = len(self.scores)
         rank = np.searchsorted(self.scores, table.scores[klass])
         extra = ((rules.suited_multiplier - 1) * table.payouts[klass]).astype(np.float64)
@@ -141,7 +149,7 @@ class SuitedLosses:
     def extra(self, score: int, cards: Sequence[int]) -> int:
         """The extra paid over the opponent hands (from the cards left less ``cards``, the
         completion) that beat a final hand of ``score``."""
-        side: Literal["left", "right"] = "left" if self.tie_opp and score != self.five_dukes else "right"
+        side: Literal["left", "right"] = "left" if self.tie_opp and score not in self.push_scores else "right"
         first = int(np.searchsorted(self.scores, score, side))
         total = int(self.every[first]) - sum(int(self.holding[c, first]) for c in cards)
         if len(cards) == 2 and self.both is not None:

@@ -1,97 +1,114 @@
-"""Precomputed evaluation tables: the fast path (RULES.md sections 3-4, 7).
+"""Evaluation tables and the one resolver of a hand's result (RULES.md sections 3-5, 7).
 
-Each :class:`Table` holds one :class:`Entry` per hand class (:mod:`service.engine.classes`:
-sorted ranks and the number of aces of spades). An entry is computed once, with the
-reference evaluator (:func:`~service.engine.reference.best_candidates`) on the class's
-representative hand, and keeps every equally strong formation as positions into the hand
-sorted by card code, so the suited preference is applied per hand at look-up time.
+**Tables.** A :class:`Table` holds one :class:`Entry` per hand class
+(:mod:`service.engine.classes`: sorted ranks and the number of aces of spades). An entry is
+computed with the reference evaluator (:func:`~service.engine.reference.best_candidates`)
+on the class's representative hand, and keeps every equally strong formation as positions
+into the hand sorted by card code, so the suited preference is applied per hand. Entries are
+filled on first use, class by class (about 60 µs each), so a few hands under never-seen
+rules cost only their classes; :meth:`Table.complete` fills the rest (about 0.5 s) for the
+analyses and large batches, and adds the numpy arrays they read.
 
-Per hand, :func:`resolve_many` finds the entry from a sum of per-card weights
-(:data:`~service.engine.classes.RANK_WEIGHT`, no sorting), picks the formation
-(:func:`choose_slot`, only when a suited bonus is on) and maps it back to the positions the
-cards were given in through a precomputed :data:`Placement` per sort order: no candidate
-search, no objects beyond the result. :func:`service.engine.evaluate.evaluate`
-(``Evaluation`` objects) and the batch serializer (:func:`service.serialize.evaluation_dicts`,
-response data) both build on it. :func:`evaluate_many` scores whole numpy arrays of hands
-at once.
+**The resolver.** :func:`resolve` turns hands of card codes into a :class:`Resolution`:
+each hand's class (from a sum of per-card weights, or with numpy for a whole batch), its
+sort order, the formation reported (:func:`choose_slot`, only under a suited bonus) and the
+payout. Every operation resolves hands here and nowhere else: the JSON writer
+(:mod:`service.serialize`) walks :meth:`Resolution.rows`, rankings and settlements compare
+:meth:`Resolution.results`, and :func:`service.engine.evaluate.evaluate` builds an
+``Evaluation`` from a result.
 
 Tables live in the engine's cache (:data:`~service.engine.cache.CACHE`, section
-``tables``): the profiles' pinned, the 8 most recently used others kept. When a table is
-worth building for custom rules is :func:`service.engine.evaluate.use_table`'s call.
+``tables``): the profiles' pinned, the 8 most recently used others kept.
 
 >>> from service.engine.rules import PROFILES
 >>> table = table_for(PROFILES["standard"].rules)
->>> len(table.entries), table.lookup([11, 22, 28, 13, 30]).label   # 3S 6H 8D 4C 8H
-(8568, 'Double-Ox 8')
+>>> table.lookup([11, 22, 28, 13, 30]).label   # 3S 6H 8D 4C 8H
+'Double-Ox 8'
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import combinations, permutations
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from service.engine.cache import CACHE, BoundedCache
-from service.engine.cards import CARDS
-from service.engine.classes import CLASSES, RANK_WEIGHT, class_indexes
-from service.engine.hand import label_of, score_of
-from service.engine.reference import Candidate, best_candidates
-from service.engine.rules import CATEGORIES, Rules
+from service.engine.cards import CARDS, HAND_SIZE
+from service.engine.categories import CATEGORIES, LABELS, LANGUAGES, SPECS, Category
+from service.engine.classes import (
+    CLASS_OF_WEIGHT,
+    CLASSES,
+    FLUSH_CLASSES,
+    N_CLASSES,
+    RANK_WEIGHT,
+    class_indexes,
+    one_suit,
+)
+from service.engine.hand import Evaluation, Formation, labelled, score_of, strength_sub, strength_token
+from service.engine.reference import SHAPES, Candidate, best_candidates
+from service.engine.rules import Rules
 
 __all__ = [
+    "ORDERS",
     "PLACEMENTS",
     "Entry",
     "FormationSlot",
+    "HandResult",
     "Placement",
-    "Projection",
-    "Resolved",
+    "Resolution",
     "Table",
     "built_table",
     "cached_rules",
     "choose_slot",
     "evaluate_many",
     "has_table",
+    "order_index",
     "pin_table",
-    "resolve_many",
+    "resolve",
     "table_for",
 ]
-
-
-#: A formation projected onto the hand as given: ``(ox positions, ox points, power
-#: positions, power points)``, positions into the input hand (0..4) in ascending order,
-#: each point beside its card. The points are fresh lists, ready to be response data.
-Projection = tuple[tuple[int, ...], list[int], tuple[int, ...], list[int]]
 
 #: Where a formation's cards sit in the hand as given: ``(ox positions, ox point
 #: indexes, power positions, power point indexes)``. Positions are input positions in
 #: ascending order; ``ox_points[ox point indexes[k]]`` is the points of the k-th.
 Placement = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 
+#: The 120 orders of a hand's positions: ``order[k]`` is the input position of the k-th card
+#: sorted by code. A hand's order is named by its index here.
+ORDERS: tuple[tuple[int, ...], ...] = tuple(permutations(range(HAND_SIZE)))
+_ORDER_INDEX: dict[tuple[int, ...], int] = {order: i for i, order in enumerate(ORDERS)}
+_POSITIONS = range(HAND_SIZE)
 
-def _placements(ox: tuple[int, ...]) -> dict[tuple[int, ...], Placement]:
-    """The :data:`Placement` of ox positions ``ox`` (in the sorted hand) for every sort
-    order of a hand (``order[k]`` = input position of the k-th card sorted by code)."""
-    power = tuple(p for p in range(5) if p not in ox)
-    out: dict[tuple[int, ...], Placement] = {}
-    for order in permutations(range(5)):
+
+def order_index(codes: Sequence[int]) -> int:
+    """The index in :data:`ORDERS` of a hand's sort order (equal codes keep input order).
+
+    >>> ORDERS[order_index([51, 3, 47, 43, 39])]
+    (1, 4, 3, 2, 0)
+    """
+    return _ORDER_INDEX[tuple(sorted(_POSITIONS, key=codes.__getitem__))]
+
+
+def _placements(ox: tuple[int, ...]) -> tuple[Placement, ...]:
+    """The :data:`Placement` of ox positions ``ox`` (in the sorted hand) for every order of
+    :data:`ORDERS`."""
+    power = tuple(p for p in range(HAND_SIZE) if p not in ox)
+    out: list[Placement] = []
+    for order in ORDERS:
         ox_pairs = sorted((order[p], k) for k, p in enumerate(ox))
         power_pairs = sorted((order[p], k) for k, p in enumerate(power))
-        out[order] = (tuple(i for i, _ in ox_pairs), tuple(k for _, k in ox_pairs),
-                      tuple(i for i, _ in power_pairs), tuple(k for _, k in power_pairs))
-    return out
+        out.append((tuple(i for i, _ in ox_pairs), tuple(k for _, k in ox_pairs),
+                    tuple(i for i, _ in power_pairs), tuple(k for _, k in power_pairs)))
+    return tuple(out)
 
 
 #: :func:`_placements` of each of the ten choices of three ox positions (1,200 in all).
-PLACEMENTS: dict[tuple[int, ...], dict[tuple[int, ...], Placement]] = {
-    ox: _placements(ox) for ox in combinations(range(5), 3)
-}
-#: The same placements (shared objects), by the order's index in ``permutations(range(5))``.
-PLACEMENTS_BY_ORDER: dict[tuple[int, ...], tuple[Placement, ...]] = {
-    ox: tuple(by_order[order] for order in permutations(range(5))) for ox, by_order in PLACEMENTS.items()
-}
+PLACEMENTS: dict[tuple[int, ...], tuple[Placement, ...]] = {ox: _placements(ox) for ox in combinations(range(5), 3)}
 
 
 @dataclass(frozen=True)
@@ -103,9 +120,7 @@ class FormationSlot:
     :param power: positions of the two power cards.
     :param power_points: the points each power card takes.
     :param nenku: the power cards are a Nenku.
-    :ivar placements: the :data:`Placement` of this slot's cards per sort order.
-    :ivar by_order: the same placements as a tuple, by the order's index in
-        ``itertools.permutations(range(5))`` (no hashing of the order).
+    :ivar by_order: the :data:`Placement` of this slot's cards per order index of :data:`ORDERS`.
     """
 
     ox: tuple[int, int, int]
@@ -113,78 +128,173 @@ class FormationSlot:
     power: tuple[int, int]
     power_points: tuple[int, int]
     nenku: bool
-    placements: dict[tuple[int, ...], Placement] = field(init=False, compare=False, hash=False, repr=False)
     by_order: tuple[Placement, ...] = field(init=False, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "placements", PLACEMENTS[self.ox])
-        object.__setattr__(self, "by_order", PLACEMENTS_BY_ORDER[self.ox])
+        object.__setattr__(self, "by_order", PLACEMENTS[self.ox])
 
 
 @dataclass(frozen=True)
 class Entry:
     """The result shared by every hand of one class.
 
-    :param category: API name of the category.
-    :param label: display label.
+    :param category: the category.
+    :param label_key: the label's stable key (RULES.md 4.2).
+    :param label: the English label.
     :param score: the score (see :func:`~service.engine.hand.score_of`).
     :param payout: the stake multiplier before any suited bonus.
-    :param slots: the equally strong formations, preferred first; empty for No Ox, Five
-        Small and Bomb.
+    :param slots: the equally strong formations, preferred first; empty for a category
+        that needs no ox.
     :ivar first_slot: ``slots[0]``, or ``None`` when there is none (the formation reported
         without a suited bonus).
+    :ivar bonus: the suited bonus may apply to the category (never to the poker shapes).
+    :ivar labels: the label in every language, in the order of
+        :data:`~service.engine.categories.LANGUAGES` (``labels[0]`` is ``label``).
     """
 
-    category: str
+    category: Category
+    label_key: str
     label: str
     score: int
     payout: int
     slots: tuple[FormationSlot, ...]
     first_slot: FormationSlot | None = field(init=False, compare=False, repr=False)
+    bonus: bool = field(init=False, compare=False, repr=False)
+    labels: tuple[str, ...] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "first_slot", self.slots[0] if self.slots else None)
+        object.__setattr__(self, "bonus", SPECS[self.category].bonus)
+        object.__setattr__(self, "labels", tuple(LABELS[self.label_key][lang] for lang in LANGUAGES))
+
+
+#: Interned formation slots (each pinned to itself): equal slots of every table are one
+#: object. There are a few thousand possible slots in all, so this stays small whatever
+#: rules come and go.
+_SLOTS: BoundedCache[FormationSlot, FormationSlot] = CACHE.section("formation slots", 1)
+
+
+def _entry(rules: Rules, codes: Sequence[int]) -> Entry:
+    """The entry of a class from its representative hand (the reference evaluator's best)."""
+    best = best_candidates([CARDS[c] for c in codes], rules)
+    top = best[0]
+    key, label = labelled(top.category, top.strength)
+    return Entry(top.category, key, label, score_of(rules, top.category, top.sub),
+                 rules.payout(top.category, strength_token(top.category, top.strength)),
+                 tuple(_interned_slot(c) for c in best if c.ox))
+
+
+def _one_suit_entry(rules: Rules, plain: Entry, codes: Sequence[int]) -> Entry:
+    """The entry of a class's one-suit hands (representative ``codes``): its other hands'
+    entry ``plain``, unless a category that depends on suits (RULES.md 4.1: a flush) makes
+    them stronger. Whatever else the hand can be does not depend on suits (the
+    representatives keep the ace of spades where the class has one), and two categories
+    never score alike, so this is the reference evaluator's best for ``codes``."""
+    cards = [CARDS[c] for c in codes]
+    best = plain
+    for category, spec in SPECS.items():
+        if spec.suits and rules.enabled(category):
+            for strength in SHAPES[category](cards, rules):
+                score = score_of(rules, category, strength_sub(category, strength, rules))
+                if score > best.score:
+                    key, label = labelled(category, strength)
+                    best = Entry(category, key, label, score, rules.payout(category, strength_token(category, strength)),
+                                 ())
+    return best
+
+
+def _interned_slot(candidate: Candidate) -> FormationSlot:
+    c = candidate
+    slot = FormationSlot(c.ox, c.ox_points, c.power, c.power_points, c.nenku)  # type: ignore[arg-type]
+    return _SLOTS.pin(slot, slot)
 
 
 class Table:
-    """Every class's :class:`Entry` under one set of rules.
+    """Every class's :class:`Entry` under one set of rules, filled on first use.
 
-    Build with :func:`table_for` (cached per rules). Building evaluates one representative
-    hand per class with the reference evaluator (8,568 of them, about 0.5 s).
+    Build with :func:`table_for` (cached per rules). Each entry evaluates one representative
+    hand with the reference evaluator (about 60 µs); :meth:`complete` fills all 8,568 of
+    them (about 0.5 s) and the numpy arrays. Under rules with a category that depends on
+    suits (``suited``) the table holds twice as many: entry ``k + N_CLASSES`` is for the
+    hands of class ``k`` whose five cards share one suit
+    (:data:`~service.engine.classes.FLUSH_CLASSES`).
 
-    :ivar rules: the rules the table was built for.
-    :ivar entries: one entry per class, indexed like :data:`~service.engine.classes.CLASSES`.
-    :ivar scores: numpy ``int16`` array of the entries' scores.
-    :ivar categories: numpy ``int8`` array of the entries' category (index into
-        :data:`~service.engine.rules.CATEGORIES`).
+    :ivar rules: the rules the table is for.
+    :ivar suited: whether one-suit hands have entries of their own.
+    :ivar entries: one entry per class, indexed like :data:`~service.engine.classes.CLASSES`
+        (then the one-suit ones; ``None`` where not filled yet; use :meth:`entry`).
+    :ivar scores: after :meth:`complete`, numpy ``int16`` scores per class; likewise
+        ``categories`` (``int8`` indexes into :data:`~service.engine.categories.CATEGORIES`)
+        and ``payouts`` (``int64``).
     """
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
-        entries: list[Entry] = []
-        seen: dict[FormationSlot, FormationSlot] = {}  # this build's slots, interned once each
-        for _, codes in CLASSES:
-            cards = [CARDS[c] for c in codes]
-            best = best_candidates(cards, rules)
-            top = best[0]
-            slots = tuple(_interned_slot(c, seen) for c in best if c.ox)
-            entries.append(
-                Entry(
-                    category=top.category,
-                    label=label_of(top.category, top.single_ox_points, top.rank),
-                    score=score_of(rules, top.category, top.sub),
-                    payout=rules.payout(top.category, top.single_ox_points),
-                    slots=slots,
-                )
-            )
-        self.entries: tuple[Entry, ...] = tuple(entries)
-        #: The :data:`RANK_WEIGHT` sum of a hand's five codes to its entry (no sorting).
-        self.by_weight: dict[int, Entry] = {
-            sum(RANK_WEIGHT[c] for c in codes): entry for (_, codes), entry in zip(CLASSES, entries, strict=True)
-        }
-        self.scores = np.array([e.score for e in entries], dtype=np.int16)
-        self.categories = np.array([CATEGORIES.index(e.category) for e in entries], dtype=np.int8)
-        self.payouts = np.array([e.payout for e in entries], dtype=np.int64)
+        self.suited = rules.suit_categories
+        self.entries: list[Entry | None] = [None] * (N_CLASSES * (2 if self.suited else 1))
+        self.filled = 0
+        self.scores: npt.NDArray[np.int16] = np.zeros(0, dtype=np.int16)
+        self.categories: npt.NDArray[np.int8] = np.zeros(0, dtype=np.int8)
+        self.payouts: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+
+    @property
+    def is_complete(self) -> bool:
+        """Whether every entry is filled (and the numpy arrays built)."""
+        return len(self.scores) == len(self.entries)
+
+    def entry(self, k: int) -> Entry:
+        """The entry of class ``k`` (``k + N_CLASSES``: its one-suit hands), computed now when
+        missing."""
+        found = self.entries[k]
+        if found is None:
+            if k < N_CLASSES:
+                found = _entry(self.rules, CLASSES[k][1])
+            else:
+                codes, plain = FLUSH_CLASSES[k - N_CLASSES], self.entry(k - N_CLASSES)
+                found = plain if codes is None else _one_suit_entry(self.rules, plain, codes)
+            self.entries[k] = found
+            self.filled += 1
+        return found
+
+    def fill(self, classes: Iterable[int]) -> int:
+        """Compute the missing entries among ``classes``; returns how many were missing."""
+        entries = self.entries
+        missing = {k for k in classes if entries[k] is None}
+        for k in missing:
+            self.entry(k)
+        return len(missing)
+
+    def missing(self, classes: Iterable[int]) -> int:
+        """How many of ``classes`` (with repeats) have no entry yet: what filling them costs."""
+        entries = self.entries
+        return len({k for k in classes if entries[k] is None})
+
+    def complete(self) -> Table:
+        """Fill every entry and build the numpy arrays; returns the table."""
+        if not self.is_complete:
+            self.fill(range(len(self.entries)))
+            done = [self.entry(k) for k in range(len(self.entries))]
+            self.payouts = np.array([e.payout for e in done], dtype=np.int64)
+            self.categories = np.array([CATEGORIES.index(e.category) for e in done], dtype=np.int8)
+            self.scores = np.array([e.score for e in done], dtype=np.int16)
+        return self
+
+    @cached_property
+    def push_scores(self) -> frozenset[int]:
+        """The scores of the categories two hands of which push whatever the tie rule
+        (RULES.md section 6: Five Dukes); empty when none is on."""
+        return frozenset(e.score for e in self.every if e.category in self.rules.pushing)
+
+    @cached_property
+    def pushes(self) -> npt.NDArray[np.bool_]:
+        """Per class, whether two hands of it (and of its score) push: numpy ``bool``."""
+        return np.array([e.category in self.rules.pushing for e in self.every], dtype=np.bool_)
+
+    @property
+    def every(self) -> list[Entry]:
+        """Every entry, the table completed first (the analyses read them all)."""
+        self.complete()
+        return self.entries  # type: ignore[return-value]  # complete: no None left
 
     def lookup(self, codes: Sequence[int]) -> Entry:
         """The entry of five card codes (any order).
@@ -194,42 +304,31 @@ class Table:
         """
         a, b, c, d, e = codes
         w = RANK_WEIGHT
-        return self.by_weight[w[a] + w[b] + w[c] + w[d] + w[e]]
+        k = CLASS_OF_WEIGHT[w[a] + w[b] + w[c] + w[d] + w[e]]
+        if self.suited and a & 3 == b & 3 == c & 3 == d & 3 == e & 3:
+            k += N_CLASSES
+        return self.entry(k)
 
 
-#: Interned formation slots (each pinned to itself): equal slots of every table are one
-#: object. There are a few thousand possible slots in all, so this stays small whatever
-#: rules come and go.
-_SLOTS: BoundedCache[FormationSlot, FormationSlot] = CACHE.section("formation slots", 1)
-#: Profiles' tables are pinned; tables for custom rules (about 2.7 MB each) are built on
-#: first use and the 8 most recently used are kept.
+#: Profiles' tables are pinned; tables for custom rules (up to about 2.7 MB each when
+#: complete) are made on first use and the 8 most recently used are kept.
 _TABLES: BoundedCache[Rules, Table] = CACHE.section("tables", 8)
 
 
-def _interned_slot(candidate: Candidate, seen: dict[FormationSlot, FormationSlot]) -> FormationSlot:
-    """The formation slot of a candidate with an ox, one object for equal slots of every
-    table (``seen``: the slots of the table being built, so each takes the lock once)."""
-    c = candidate
-    slot = FormationSlot(c.ox, c.ox_points, c.power, c.power_points, c.nenku)  # type: ignore[arg-type]
-    found = seen.get(slot)
-    if found is None:
-        found = seen[slot] = _SLOTS.pin(slot, slot)
-    return found
-
-
 def pin_table(rules: Rules) -> Table:
-    """Build the table for ``rules`` and keep it for the life of the process (profiles)."""
+    """The complete table for ``rules``, kept for the life of the process (profiles)."""
     rules = rules.without_commission  # commission never changes an evaluation
-    return _TABLES.pin(rules, _TABLES.pop(rules) or _TABLES.get(rules) or Table(rules))
+    return _TABLES.pin(rules, _TABLES.pop(rules) or _TABLES.get(rules) or Table(rules)).complete()
 
 
 def has_table(rules: Rules) -> bool:
-    """Whether the table for ``rules`` is built (pinned or cached)."""
-    return rules.without_commission in _TABLES
+    """Whether a complete table for ``rules`` is at hand (pinned or cached)."""
+    found = _TABLES.get(rules.without_commission)
+    return found is not None and found.is_complete
 
 
 def built_table(rules: Rules) -> Table | None:
-    """The table for ``rules`` if it is built (pinned or cached), else ``None``; never builds."""
+    """The table for ``rules`` if it is kept (pinned or cached, complete or not), else ``None``."""
     return _TABLES.get(rules.without_commission)
 
 
@@ -238,11 +337,13 @@ def cached_rules() -> list[Rules]:
     return _TABLES.keys()
 
 
-def table_for(rules: Rules) -> Table:
-    """The table for ``rules``: pinned, or built on first use and kept among the 8 most
-    recently used."""
+def table_for(rules: Rules, complete: bool = True) -> Table:
+    """The table for ``rules``: pinned, or made on first use and kept among the 8 most
+    recently used; complete (every entry and the numpy arrays) unless ``complete`` is
+    false, when its entries are filled as hands need them."""
     rules = rules.without_commission
-    return _TABLES.get_or_build(rules, lambda: Table(rules))
+    table = _TABLES.get_or_build(rules, lambda: Table(rules))
+    return table.complete() if complete else table
 
 
 def choose_slot(entry: Entry, codes: Sequence[int], order: Sequence[int],
@@ -258,84 +359,207 @@ def choose_slot(entry: Entry, codes: Sequence[int], order: Sequence[int],
     :param rules: the rules (only ``suited_bonus`` is read).
     :return: ``(slot or None, suited)``.
     """
-    slots = entry.slots
     slot = entry.first_slot
     bonus = rules.suited_bonus
-    if bonus == "none":
+    if bonus == "none" or not entry.bonus:
         return slot, False
     if bonus == "hand":
         suit = codes[0] & 3
         return slot, all(c & 3 == suit for c in codes)
-    for candidate in slots:
+    for candidate in entry.slots:
         a, b, c = candidate.ox
         if codes[order[a]] & 3 == codes[order[b]] & 3 == codes[order[c]] & 3:
             return candidate, True
     return slot, False
 
 
-#: What :func:`resolve_many` gives per hand: ``(entry, slot, projection, suited,
-#: payout)``: the chosen formation (``None`` for No Ox, Five Small and Bomb) and its
-#: :data:`Projection` onto the input hand, whether the suited bonus applies, and the
-#: payout with that bonus.
-Resolved = tuple[Entry, FormationSlot | None, Projection | None, bool, int]
+class HandResult(NamedTuple):
+    """One hand's result, as :func:`resolve` gives it.
 
-_POSITIONS = range(5)
+    :param codes: the five card codes in input order.
+    :param entry: its class's entry.
+    :param slot: the formation reported (``None`` for a category that needs no ox).
+    :param order: the index in :data:`ORDERS` of the hand's sort order.
+    :param suited: the suited bonus applies.
+    :param payout: the stake multiplier it collects when it wins, suited bonus included.
+    """
+
+    codes: Sequence[int]
+    entry: Entry
+    slot: FormationSlot | None
+    order: int
+    suited: bool
+    payout: int
+
+    @property
+    def score(self) -> int:
+        """The hand's score."""
+        return self.entry.score
+
+    @property
+    def category(self) -> str:
+        """The hand's category."""
+        return self.entry.category
+
+    def evaluation(self) -> Evaluation:
+        """The hand's :class:`~service.engine.hand.Evaluation` (objects for every card and
+        formation: for callers that show a hand card by card)."""
+        hand = tuple(CARDS[c] for c in self.codes)
+        slot, entry = self.slot, self.entry
+        ox = power = None
+        if slot is not None:
+            ox_at, ox_k, power_at, power_k = slot.by_order[self.order]
+            ox = Formation(tuple(hand[i] for i in ox_at), tuple(slot.ox_points[k] for k in ox_k), ox_at)
+            power = Formation(tuple(hand[i] for i in power_at), tuple(slot.power_points[k] for k in power_k),
+                              power_at)
+        return Evaluation(hand, entry.category.value, entry.label, entry.score, self.payout, ox, power,
+                          slot is not None and slot.nenku, self.suited, entry.label_key)
 
 
-def resolve_many(hands: Iterable[Sequence[int]], table: Table) -> list[Resolved]:
-    """Resolve hands of card codes against a table: the one place a table result is
-    turned into a hand's result (RULES.md sections 3-4, 7).
+#: From this many hands on, :func:`resolve` finds classes and orders with numpy.
+_VECTOR_FROM = 48
+_ORDER_DIGITS = np.array([HAND_SIZE**k for k in range(HAND_SIZE)])
 
-    Both :func:`service.engine.evaluate.evaluate` and the batch serializer build on it.
+
+def _order_lookup() -> npt.NDArray[np.intp]:
+    """The index in :data:`ORDERS` of an order written as a base-5 number."""
+    index = np.zeros(HAND_SIZE**HAND_SIZE, dtype=np.intp)
+    for i, order in enumerate(ORDERS):
+        index[int(np.dot(order, _ORDER_DIGITS))] = i
+    return index
+
+
+_ORDER_BY_DIGITS = _order_lookup()
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """Hands resolved against a table: parallel per hand, in input order.
+
+    :param table: the table (its rules decide the suited bonus).
+    :param hands: the hands' card codes.
+    :param classes: each hand's class index.
+    :param orders: each hand's index in :data:`ORDERS`.
+    :param class_array: the same class indexes as a numpy array, when they were found with
+        numpy (else made when asked for).
+    """
+
+    table: Table
+    hands: Sequence[Sequence[int]]
+    classes: Sequence[int]
+    orders: Sequence[int]
+    class_array: npt.NDArray[np.intp] | None = None
+
+    def _classes(self) -> npt.NDArray[np.intp]:
+        return np.asarray(self.classes, dtype=np.intp) if self.class_array is None else self.class_array
+
+    def __len__(self) -> int:
+        return len(self.classes)
+
+    def rows(self) -> Iterator[tuple[Sequence[int], Entry, FormationSlot | None, int, bool, int]]:
+        """Per hand: ``(codes, entry, slot, order, suited, payout)`` (:class:`HandResult`'s
+        fields, without making one)."""
+        entries = self.table.entries
+        rules = self.table.rules
+        if rules.suited_bonus == "none":
+            for codes, k, o in zip(self.hands, self.classes, self.orders, strict=True):
+                entry = entries[k] or self.table.entry(k)
+                yield codes, entry, entry.first_slot, o, False, entry.payout
+            return
+        multiplier = rules.suited_multiplier
+        for codes, k, o in zip(self.hands, self.classes, self.orders, strict=True):
+            entry = entries[k] or self.table.entry(k)
+            slot, suited = choose_slot(entry, codes, ORDERS[o], rules)
+            yield codes, entry, slot, o, suited, entry.payout * multiplier if suited else entry.payout
+
+    def scores(self) -> npt.NDArray[np.int64]:
+        """Every hand's score, ``(n,)``."""
+        table = self.table
+        if table.is_complete:
+            out: npt.NDArray[np.int64] = table.scores[self._classes()].astype(np.int64)
+            return out
+        return np.array([table.entry(k).score for k in self.classes], dtype=np.int64)
+
+    def by_high_card(self) -> npt.NDArray[np.bool_] | None:
+        """Per hand, whether its category is ordered by the high card among equally strong
+        hands (:attr:`~service.engine.rules.Rules.high_card_categories`); ``None`` when none is."""
+        high = self.table.rules.high_card_categories
+        if not high:
+            return None
+        entry = self.table.entry
+        return np.array([entry(k).category in high for k in self.classes], dtype=np.bool_)
+
+    def results(self) -> list[HandResult]:
+        """Every hand's :class:`HandResult`."""
+        return [HandResult(*row) for row in self.rows()]
+
+    def categories(self) -> dict[str, int]:
+        """How many hands fall in each category (only categories with hands)."""
+        table = self.table
+        if table.is_complete:
+            counts = np.bincount(table.categories[self._classes()], minlength=len(CATEGORIES)).tolist()
+            return {c.value: n for c, n in zip(CATEGORIES, counts, strict=True) if n}
+        found: dict[str, int] = {}
+        for k in self.classes:
+            name = table.entry(k).category.value
+            found[name] = found.get(name, 0) + 1
+        return found
+
+
+def resolve(hands: Sequence[Sequence[int]], table: Table, *, sorted_codes: npt.NDArray[Any] | None = None,
+            array: npt.NDArray[Any] | None = None) -> Resolution:
+    """Resolve hands of card codes against a table: the one place a hand's result is found
+    (RULES.md sections 3-5, 7). Missing entries of the table are filled on the way.
 
     :param hands: hands of five valid card codes each, in input order.
     :param table: the table of the rules to evaluate under.
-    :return: one :data:`Resolved` per hand.
+    :param sorted_codes: the hands' codes as an ``(n, 5)`` array sorted per row, when the
+        caller has it (a batch read in one pass): classes are then found with numpy.
+    :param array: the hands' codes as an ``(n, 5)`` array in input order, likewise.
+    :return: the resolution.
     :raises KeyError: or ``IndexError``, ``ValueError``: a hand is not five card codes
         (callers validate first).
 
-    >>> # 3S 6H 8D 4C 8H
-    >>> [(entry, slot, projection, suited, payout)] = resolve_many([[11, 22, 28, 13, 30]], table_for(Rules()))
-    >>> entry.label, projection, suited, payout
-    ('Double-Ox 8', ((0, 1, 3), [3, 3, 4], (2, 4), [8, 8]), False, 2)
+    >>> from service.engine.rules import Rules
+    >>> [r] = resolve([[11, 22, 28, 13, 30]], table_for(Rules())).results()   # 3S 6H 8D 4C 8H
+    >>> r.entry.label, r.slot.by_order[r.order], r.suited, r.payout
+    ('Double-Ox 8', ((0, 1, 3), (0, 2, 1), (2, 4), (0, 1)), False, 2)
     """
-    rules = table.rules
-    by_weight = table.by_weight
-    weight = RANK_WEIGHT
-    multiplier = rules.suited_multiplier
-    no_bonus = rules.suited_bonus == "none"
-    positions = _POSITIONS
-    out: list[Resolved] = []
-    append = out.append
-    for codes in hands:
-        a, b, c, d, e = codes
-        entry = by_weight[weight[a] + weight[b] + weight[c] + weight[d] + weight[e]]
-        order = tuple(sorted(positions, key=codes.__getitem__))
-        if no_bonus:  # what choose_slot answers, without the call
-            slot, suited = entry.first_slot, False
-        else:
-            slot, suited = choose_slot(entry, codes, order, rules)
-        if slot is None:
-            projection = None
-        else:
-            ox_at, (f, g, h), power_at, (m, n) = slot.placements[order]
-            points = slot.ox_points
-            power_points = slot.power_points
-            projection = (ox_at, [points[f], points[g], points[h]], power_at, [power_points[m], power_points[n]])
-        append((entry, slot, projection, suited, entry.payout * multiplier if suited else entry.payout))
-    return out
+    n = len(hands)
+    if n >= _VECTOR_FROM or sorted_codes is not None:
+        codes = np.asarray(hands if array is None else array, dtype=np.uint8).reshape(n, HAND_SIZE)
+        ordered = np.argsort(codes, axis=1, kind="stable")
+        rows = np.take_along_axis(codes, ordered, axis=1) if sorted_codes is None else sorted_codes
+        found = class_indexes(rows, presorted=True).astype(np.intp)
+        if table.suited:
+            found += N_CLASSES * one_suit(codes)
+        return Resolution(table, hands, found.tolist(), _ORDER_BY_DIGITS[ordered @ _ORDER_DIGITS].tolist(), found)
+    weight, of_weight, order_of, positions = RANK_WEIGHT, CLASS_OF_WEIGHT, _ORDER_INDEX, _POSITIONS
+    suited = table.suited
+    classes: list[int] = []
+    orders: list[int] = []
+    for h in hands:
+        a, b, c, d, e = h
+        k = of_weight[weight[a] + weight[b] + weight[c] + weight[d] + weight[e]]
+        if suited and a & 3 == b & 3 == c & 3 == d & 3 == e & 3:
+            k += N_CLASSES
+        classes.append(k)
+        orders.append(order_of[tuple(sorted(positions, key=h.__getitem__))])
+    return Resolution(table, hands, classes, orders)
 
 
-def evaluate_many(codes: npt.NDArray[np.integer], rules: Rules) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.int8]]:
+def evaluate_many(codes: npt.NDArray[np.integer[Any]], rules: Rules) -> tuple[npt.NDArray[np.int16],
+                                                                              npt.NDArray[np.int8]]:
     """Scores and categories of many hands at once, vectorised with numpy.
 
     For analysis and benchmarks: no formations, no suited bonus (which never changes a
-    score). Cards must already be valid codes.
+    score); a one-suit hand takes its own entry where the rules have one. Cards must
+    already be valid codes.
 
     :param codes: integer array of shape ``(n, 5)``, card codes 0..51.
     :param rules: the rules.
     :return: ``(scores, categories)``: ``int16`` scores and ``int8`` indexes into
-        :data:`~service.engine.rules.CATEGORIES`, each of shape ``(n,)``.
+        :data:`~service.engine.categories.CATEGORIES`, each of shape ``(n,)``.
 
     >>> import numpy as np
     >>> from service.engine.rules import PROFILES
@@ -344,5 +568,8 @@ def evaluate_many(codes: npt.NDArray[np.integer], rules: Rules) -> tuple[npt.NDA
     'five_small'
     """
     table = table_for(rules)
-    idx = class_indexes(codes)
+    idx = class_indexes(codes).astype(np.intp)
+    if table.suited:
+        idx += N_CLASSES * one_suit(codes)
     return table.scores[idx], table.categories[idx]
+

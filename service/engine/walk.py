@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from service.engine.cache import CACHE, BoundedCache
 from service.engine.cards import HAND_SIZE
-from service.engine.classes import IntArray, class_indexes
+from service.engine.classes import N_CLASSES, IntArray, class_indexes
 from service.engine.rules import Rules
 from service.engine.tables import Table
 
@@ -154,17 +154,20 @@ def walk_ready() -> bool:
     return _WALK.ready
 
 
-def suited_flags(rules: Rules, masks: npt.NDArray[np.uint16], klass: npt.NDArray[np.int16],
-                 mono: npt.NDArray[np.uint16], flush: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
-    """Whether the suited bonus applies to each hand (RULES.md section 7, ``suited_bonus``).
+def suited_flags(table: Table, klass: npt.NDArray[np.intp], mono: npt.NDArray[np.uint16],
+                 flush: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """Whether the suited bonus applies to each hand (RULES.md section 7, ``suited_bonus``;
+    never to the poker shapes, 4.1), for hands of the table's entries ``klass``
+    (:func:`walk_chunks` with the table gives them).
 
-    With ``ox``: some equally strong ox of the hand is monochrome (``masks`` from
-    :func:`slot_masks`); with ``hand``: a flush.
+    With ``ox``: some equally strong ox of the hand is monochrome (:func:`slot_masks`); with
+    ``hand``: a flush.
     """
-    if rules.suited_bonus == "hand":
-        return flush
-    if rules.suited_bonus == "ox":
-        suited: npt.NDArray[np.bool_] = (mono & masks[klass]) != 0
+    bonus = table.rules.suited_bonus
+    if bonus == "hand":
+        return flush & _bonus_entries(table)[klass]
+    if bonus == "ox":
+        suited: npt.NDArray[np.bool_] = (mono & slot_masks(table)[klass]) != 0
         return suited
     return np.zeros(len(klass), dtype=np.bool_)
 
@@ -173,9 +176,15 @@ _MASKS: BoundedCache[Rules, npt.NDArray[np.uint16]] = CACHE.section("suited-bonu
 
 
 def slot_masks(table: Table) -> npt.NDArray[np.uint16]:
-    """Per class, the monochrome-mask bits of its equally strong ox triples (cached)."""
+    """Per table entry, the monochrome-mask bits of its equally strong ox triples (cached;
+    none where the suited bonus cannot apply)."""
     return _MASKS.get_or_build(table.rules, lambda: np.array(
-        [sum({_TRIPLE_BIT[s.ox] for s in e.slots}) for e in table.entries], dtype=np.uint16))
+        [sum({_TRIPLE_BIT[s.ox] for s in e.slots}) if e.bonus else 0 for e in table.every], dtype=np.uint16))
+
+
+def _bonus_entries(table: Table) -> npt.NDArray[np.bool_]:
+    """Per table entry, whether the suited bonus may apply to its category."""
+    return np.array([e.bonus for e in table.every], dtype=np.bool_)
 
 
 def multiset_weights(codes: npt.NDArray[np.uint8], left: npt.NDArray[np.int32]) -> npt.NDArray[np.int32]:
@@ -207,16 +216,18 @@ class Chunk:
 
     rows: npt.NDArray[np.intp]
     weights: npt.NDArray[np.int32] | None
-    klass: npt.NDArray[np.int16]
+    klass: npt.NDArray[np.intp]
     mono: npt.NDArray[np.uint16]
     flush: npt.NDArray[np.bool_]
     codes: npt.NDArray[np.uint8]
 
 
-def walk_chunks(left: Sequence[int]) -> Iterator[Chunk]:
+def walk_chunks(left: Sequence[int], table: Table | None = None) -> Iterator[Chunk]:
     """The multiset walk in chunks, keeping only rows that can be drawn from ``left``.
 
     :param left: cards left per code (52 counts).
+    :param table: when given, each row's ``klass`` is its entry in the table: its class, or
+        under rules that tell one-suit hands apart, ``class + N_CLASSES`` for a flush.
     """
     rows = walk()
     available = np.asarray(left, dtype=np.int32)
@@ -232,8 +243,11 @@ def walk_chunks(left: Sequence[int]) -> Iterator[Chunk]:
             weights = multiset_weights(rows.codes[start:end], available)
             live = np.flatnonzero(weights)
             weights = weights[live]
-        yield Chunk(live + start, weights, rows.klass[start:end][live], rows.mono[start:end][live],
-                    rows.flush[start:end][live], rows.codes[start:end][live])
+        klass = rows.klass[start:end][live].astype(np.intp)
+        flush = rows.flush[start:end][live]
+        if table is not None and table.suited:
+            klass += N_CLASSES * flush
+        yield Chunk(live + start, weights, klass, rows.mono[start:end][live], flush, rows.codes[start:end][live])
 
 
 def class_tally(chunk: Chunk, where: npt.NDArray[np.bool_], n: int) -> IntArray:

@@ -16,9 +16,15 @@ from typing import Any
 from flask import Blueprint, Response, request
 
 from service import operations
-from service.http.json_body import json_response, parse_json, query, read_json_bytes
+from service.http.json_body import (
+    accepted_language,
+    json_response,
+    localized,
+    parse_json,
+    query,
+    read_json_bytes,
+)
 from service.http.runtime import runtime
-from service.profiles import ProfileRegistry
 
 __all__ = ["analyses", "client_guard"]
 
@@ -31,23 +37,29 @@ def client_guard() -> operations.Guard:
     return guard
 
 
-def _heavy(operation: Callable[[Any, operations.Query, ProfileRegistry, operations.Guard], dict[str, Any]]) -> Response:
-    """``operation`` with the request's body, query, the profiles and the client's budget
-    guard, on the worker's compute lane."""
+def _heavy(operation: Callable[..., Any], **keywords: Any) -> Response:
+    """``operation`` with the request's body, query, the profiles, the client's budget guard
+    and ``keywords``, on the worker's compute lane; its :class:`~service.operations.Answer`
+    (or plain answer) written as JSON, in the language it names."""
     rt, raw, asked, guard = runtime(), read_json_bytes(), query(), client_guard()
-    return json_response(rt.compute(lambda: operation(parse_json(raw), asked, rt.profiles, guard), heavy=True))
+    answer = rt.compute(lambda: operation(parse_json(raw), asked, rt.profiles, guard, **keywords), heavy=True)
+    if isinstance(answer, operations.Answer):
+        return localized(json_response(answer.body), answer.lang)
+    return json_response(answer)
 
 
 @analyses.post("/odds")
 def odds_against_dealer() -> Response:
     """Exact odds of a hand against a random dealer hand (openapi: ``oddsAgainstDealer``)."""
-    return _heavy(operations.odds_against_dealer)
+    return _heavy(operations.odds_against_dealer, language=accepted_language())
 
 
 @analyses.get("/profiles/<name>/distribution")
 def profile_distribution(name: str) -> Response:
     """Hands per label over one deck (openapi: ``getProfileDistribution``); 404 when unknown."""
-    return json_response(operations.get_profile_distribution(name, runtime().profiles, client_guard()))
+    answer = operations.get_profile_distribution(name, runtime().profiles, client_guard(), query=query(),
+                                                 language=accepted_language())
+    return localized(json_response(answer.body), answer.lang)
 
 
 @analyses.get("/profiles/<name>/house-edge")
@@ -59,7 +71,7 @@ def profile_house_edge(name: str) -> Response:
 @analyses.post("/analyses/distribution")
 def custom_distribution() -> Response:
     """Hands per label under custom rules (openapi: ``analyseDistribution``)."""
-    return _heavy(operations.analyse_distribution)
+    return _heavy(operations.analyse_distribution, language=accepted_language())
 
 
 @analyses.post("/analyses/house-edge")

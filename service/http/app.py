@@ -10,11 +10,13 @@ from flask import Flask
 from service.http import cors, observability
 from service.http.analyses import analyses
 from service.http.budget import AnalysisBudget
+from service.http.deals import deals
 from service.http.docs import docs
 from service.http.middleware import EveryAnswer
-from service.http.ops import ops, reject_query_on_reads
+from service.http.ops import OPENAPI_FILE, ops, reject_query_on_reads
 from service.http.problems import register_error_handlers
 from service.http.profiles import profiles
+from service.http.receipts import install_receipts, receipts
 from service.http.runtime import Runtime, ServerState
 from service.http.scoring import scoring
 from service.json_text import MAX_BODY_BYTES
@@ -37,14 +39,16 @@ class ServiceFlask(Flask):
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """Build the application.
 
-    :param test_config: settings overriding the defaults, e.g. ``{"PROFILES_FILE": path}``.
-        Without it ``PROFILES_FILE`` comes from the environment.
+    :param test_config: settings overriding the defaults, e.g. ``{"PROFILES_FILE": path}`` or
+        ``{"RECEIPT_KEY_FILE": path}``. Without it ``PROFILES_FILE``, ``RECEIPT_KEY_FILE`` and
+        ``RECEIPT_PUBLIC_KEYS`` come from the environment (``GNAU_RECEIPT_*``).
     :return: the app; its :class:`~service.http.runtime.Runtime` is ``Runtime.of(app)``.
         Nothing is computed here (a few hundred milliseconds): the profiles' tables and
         analyses are built by :meth:`Runtime.warm <service.http.runtime.Runtime.warm>`,
         which the gunicorn master calls before it forks; until then ``/readyz`` answers 503.
     :raises service.profiles.ProfilesFileError: the operator's profiles file is invalid.
     :raises service.settings.SettingsError: a ``GNAU_*`` variable is invalid.
+    :raises service.receipts.ReceiptKeyError: a receipt key file given in ``test_config`` cannot be used.
     :raises service.settings.CorsConfigError: ``GNAU_CORS_ORIGINS`` (or ``CORS_ORIGINS``) is
         not a list of origins.
     """
@@ -57,6 +61,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         ANALYSIS_BUDGET_SECONDS=settings.analysis_budget_seconds,
         ANALYSIS_POOL_SECONDS=settings.analysis_pool_seconds,
         PROFILES_FILE=settings.profiles_file,
+        RECEIPT_KEY_FILE=settings.receipt_key_file,
+        RECEIPT_PUBLIC_KEYS=settings.receipt_public_keys,
     )
     if test_config is not None:
         app.config.update(test_config)
@@ -66,12 +72,13 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         budget=AnalysisBudget(float(app.config["ANALYSIS_BUDGET_SECONDS"]),
                               float(app.config["ANALYSIS_POOL_SECONDS"])),
     ).install(app)
+    install_receipts(rt, app.config["RECEIPT_KEY_FILE"], app.config["RECEIPT_PUBLIC_KEYS"], OPENAPI_FILE)
     app.wsgi_app = EveryAnswer(app.wsgi_app, settings.send_timeout)  # type: ignore[method-assign]
     observability.install(app)
     rt.cors_origins = cors.install(app)
     app.before_request(reject_query_on_reads)
     register_error_handlers(app)
-    for blueprint in (scoring, profiles, ops, analyses, docs):
+    for blueprint in (scoring, profiles, ops, analyses, deals, receipts, docs):
         app.register_blueprint(blueprint)
     return app
 

@@ -6,7 +6,8 @@ other origins from reading any answer. The operator turns it on with
 e.g. ``https://game.example,http://localhost:3000``) or ``*`` for any origin. The service
 has no cookies or other credentials, so credentials are never allowed.
 
-Covered: the API (``/v1/...``) and the contract (``/openapi.yaml``). Preflights
+Covered: the API (``/v1/...``), the contract (``/openapi.yaml``) and the receipt keys
+(``/.well-known/jwks.json``, so that a page can verify a receipt). Preflights
 (``OPTIONS``) answer with the allowed methods (GET, POST) and request headers
 (``Content-Type``, ``X-Request-ID``), cached by the browser for ten minutes; answers expose
 ``X-Request-ID`` to the page.
@@ -26,7 +27,7 @@ from service.settings import CORS_ENV, parse_origins
 
 __all__ = ["install"]
 
-_RESOURCES = (r"/v1/.*", r"/openapi\.yaml")
+_RESOURCES = (r"/v1/.*", r"/openapi\.yaml", r"/\.well-known/jwks\.json")
 
 
 def install(app: Flask, environ: Mapping[str, str] | None = None) -> list[str]:

@@ -10,7 +10,8 @@ from typing import Any
 
 import orjson
 from flask import Response, current_app, request
-from werkzeug.http import parse_options_header
+from werkzeug.datastructures import LanguageAccept
+from werkzeug.http import parse_accept_header, parse_options_header
 
 from service.engine.text import echo
 from service.http.problems import ProblemError, validation_problem
@@ -21,8 +22,9 @@ from service.json_text import (
     decode_utf8,
     read_json_text,
 )
+from service.languages import negotiate
 
-__all__ = ["json_response", "parse_json", "query", "read_json", "read_json_bytes"]
+__all__ = ["accepted_language", "json_response", "localized", "parse_json", "query", "read_json", "read_json_bytes"]
 
 
 def _malformed(detail: str) -> ProblemError:
@@ -115,3 +117,19 @@ def query() -> dict[str, list[str]]:
 def json_response(data: Any, status: int = 200) -> Response:
     """A JSON response written with orjson."""
     return Response(orjson.dumps(data), status=status, mimetype="application/json")
+
+
+def accepted_language() -> str | None:
+    """The offered language the request's ``Accept-Language`` best matches
+    (:func:`service.languages.negotiate`), or ``None`` without the header or a match."""
+    header = request.environ.get("HTTP_ACCEPT_LANGUAGE")
+    return negotiate(parse_accept_header(header, LanguageAccept)) if header else None
+
+
+def localized(response: Response, lang: str | None) -> Response:
+    """``response`` naming the language of its labels (``Content-Language``) and saying it
+    varies with ``Accept-Language``; unchanged for an answer without labels (``lang`` None)."""
+    if lang is not None:
+        response.headers["Content-Language"] = lang
+        response.vary.add("Accept-Language")
+    return response

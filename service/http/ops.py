@@ -13,9 +13,10 @@ from flask import Blueprint, Response, request
 from service.http.json_body import json_response
 from service.http.problems import ProblemError, validation_problem
 from service.http.runtime import runtime
+from service.operations.scoring import unknown_parameter
 from service.profiles import openapi_with_profiles
 
-__all__ = ["QUERY_IGNORED", "READ_PARAMETERS", "ops", "reject_query_on_reads"]
+__all__ = ["OPENAPI_FILE", "QUERY_IGNORED", "READ_PARAMETERS", "ops", "reject_query_on_reads"]
 
 ops = Blueprint("ops", __name__)
 
@@ -25,7 +26,8 @@ OPENAPI_FILE = Path(__file__).parent.parent / "openapi.yaml"
 #: Probes and scrapers may add a cache-busting query string: these endpoints ignore it.
 QUERY_IGNORED = frozenset({"ops.health", "ops.readiness", "metrics"})
 #: The reads that take a query parameter, by endpoint: the parameters each takes.
-READ_PARAMETERS: dict[str, frozenset[str]] = {"analyses.profile_house_edge": frozenset({"bet"})}
+READ_PARAMETERS: dict[str, frozenset[str]] = {"analyses.profile_house_edge": frozenset({"bet"}),
+                                               "analyses.profile_distribution": frozenset({"lang"})}
 
 
 def reject_query_on_reads() -> None:
@@ -40,8 +42,7 @@ def reject_query_on_reads() -> None:
         allowed = READ_PARAMETERS.get(request.endpoint or "", frozenset())
         unknown = [name for name in request.args if name not in allowed]
         if unknown:
-            raise validation_problem({"parameter": name, "detail": "unknown query parameter; this operation takes "
-                                      + (", ".join(sorted(allowed)) if allowed else "none")} for name in unknown)
+            raise validation_problem(unknown_parameter(name, allowed) for name in unknown)
 
 
 @ops.get("/healthz")

@@ -2,7 +2,7 @@
 gunicorn.conf.py: a :class:`Runtime` under ``app.extensions["gnau"]`` (:data:`RUNTIME_KEY`).
 
 It holds the profiles, the server's state (ready, draining), the analysis budget, the
-metrics hook, the CORS origins and the served contract, built once per app, so nothing is
+metrics hook, the CORS origins, the served contract and the receipt keys, built once per app, so nothing is
 carried in string-keyed entries that no import shows.
 """
 
@@ -20,6 +20,7 @@ from service.http.observability import observe_categories
 from service.logs import WAIT_KEY
 from service.operations.warming import Warmed, warm
 from service.profiles import ProfileRegistry
+from service.receipts import ReceiptKeys
 from service.settings import Settings
 
 __all__ = ["RELEASE_KEY", "RUNTIME_KEY", "Runtime", "ServerState", "runtime"]
@@ -58,6 +59,9 @@ class Runtime:
     :param openapi: the contract as served (with the operator's profiles), built on first use.
     :param lane: where heavy work runs (:mod:`service.http.compute`): the worker's compute
         lane under gunicorn (gunicorn.conf.py installs it after the fork), else inline.
+    :param receipts: the receipt keys (:mod:`service.receipts`), loaded before the fork.
+    :param receipt_operations: the operationId of each route that signs on request, by
+        ``(route template, method)`` (:mod:`service.http.receipts`).
     """
 
     profiles: ProfileRegistry = field(default_factory=ProfileRegistry)
@@ -97,6 +101,8 @@ class Runtime:
         warmed = warm(self.profiles, progress)
         self.state.ready = True
         return warmed
+    receipts: ReceiptKeys = field(default_factory=ReceiptKeys)
+    receipt_operations: Mapping[tuple[str, str], str] = field(default_factory=dict)
 
     def install(self, app: Flask) -> Runtime:
         """Make this the runtime of ``app``; return it."""

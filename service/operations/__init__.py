@@ -6,13 +6,16 @@ resource. The HTTP views (:mod:`service.http`) and the ``gnau`` command (:mod:`s
 both call these, so they accept, reject and answer alike.
 
 - scoring (:mod:`.scoring`): :func:`evaluate_hand`, :func:`evaluate_hands`, :func:`rank_hands`,
-  :func:`settle_round`, :func:`table_exposures`;
+  :func:`settle_round`, :func:`table_exposures`; showdowns without a dealer
+  (:mod:`.showdowns`, RULES.md 6.6): :func:`settle_showdown`;
 - profiles (:mod:`.profiles`): :func:`list_profiles`, :func:`get_profile`;
+- deals (:mod:`.deals`, RULES.md 9.1): :func:`deal_hands`, :func:`verify_deal`;
 - analyses (:mod:`.analyses`): :func:`odds_against_dealer`, :func:`get_profile_distribution`,
   :func:`get_profile_house_edge`, :func:`analyse_distribution`, :func:`analyse_house_edge`.
 
-Health, readiness, metrics, the contract and the docs page are the HTTP server's own
-(:mod:`service.http.ops`, :mod:`service.http.docs`).
+Health, readiness, metrics, the contract, the docs page and the receipt keys (the JWK Set)
+are the HTTP server's own (:mod:`service.http.ops`, :mod:`service.http.docs`,
+:mod:`service.http.receipts`); so is signing a receipt onto an answer (RULES.md 9.2).
 """
 
 from service.operations.analyses import (
@@ -24,6 +27,7 @@ from service.operations.analyses import (
     odds_against_dealer,
     unguarded,
 )
+from service.operations.deals import deal_hands, verify_deal
 from service.operations.profiles import get_profile, list_profiles
 from service.operations.scoring import (
     Answer,
@@ -34,6 +38,7 @@ from service.operations.scoring import (
     settle_round,
     table_exposures,
 )
+from service.operations.showdowns import settle_showdown
 
 __all__ = [
     "Answer",
@@ -41,6 +46,7 @@ __all__ = [
     "Query",
     "analyse_distribution",
     "analyse_house_edge",
+    "deal_hands",
     "evaluate_hand",
     "evaluate_hands",
     "get_profile",
@@ -50,6 +56,8 @@ __all__ = [
     "odds_against_dealer",
     "rank_hands",
     "settle_round",
+    "settle_showdown",
     "table_exposures",
     "unguarded",
+    "verify_deal",
 ]

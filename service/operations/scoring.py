@@ -9,38 +9,79 @@ command line and the API accept, reject and answer exactly alike. Problems are r
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+import orjson
 from marshmallow import Schema, ValidationError
 
-from service.engine.compare import rank_hands as rank_evaluations
+from service.engine.batch import Hands
+from service.engine.bets import DEFAULT_BET
+from service.engine.compare import ranking_order
 from service.engine.cost import scoring_cost
-from service.engine.evaluate import evaluate_codes
-from service.engine.exposure import Exposure, TableExposure, table_exposure, worst_case_amount
+from service.engine.evaluate import resolved
+from service.engine.exposure import (
+    Exposure,
+    TableExposure,
+    max_bet_multiple,
+    max_bid_multiple,
+    table_exposure,
+    worst_case_amount,
+)
 from service.engine.hand import Evaluation
 from service.engine.rules import Profile, Rules, RulesError, apply_overrides
 from service.engine.settle import MAX_SAFE_INTEGER, Settlement, settle
+from service.engine.tables import HandResult
 from service.errors import ErrorItem, InvalidRequestError, flatten_messages, in_body_order, pointer
+from service.languages import DEFAULT_LANGUAGE, LANG_DETAIL, lang_value
+from service.operations.rounds import (
+    balance_problems,
+    capped,
+    dealer_balance,
+    factors,
+    player_balances,
+    round_dealer,
+    round_players,
+    showdown_integer_problems,
+)
 from service.profiles import ProfileRegistry, UnknownProfileError
-from service.response_schemas import ExposureResponseSchema, RankingResponseSchema, SettlementResponseSchema
+from service.response_schemas import ExposureResponseSchema
 from service.schemas import (
     BatchRequestSchema,
+    Entries,
     EvaluationRequestSchema,
     ExposureRequestSchema,
     RankingRequestSchema,
     SettlementRequestSchema,
+    ShowdownRequestSchema,
 )
-from service.serialize import evaluate_batch, evaluation_dict, evaluations_json, parse_fields, select
+from service.serialize import evaluation_data, evaluation_texts, evaluations_json, parse_fields
 
-__all__ = ["Answer", "Guard", "Query", "Scoring", "evaluate_hand", "evaluate_hands",
-           "exposure_answer", "load", "load_body", "rank_hands", "ranking_answer", "safe_integer_problems",
-           "settle_request", "settle_round", "settlement_answer", "settlement_answer_dumped", "table_exposures",
-           "unguarded"]
+__all__ = [
+    "Answer",
+    "Guard",
+    "Query",
+    "Scoring",
+    "answer_language",
+    "check_query",
+    "evaluate_hand",
+    "evaluate_hands",
+    "exposure_answer",
+    "load",
+    "load_body",
+    "rank_hands",
+    "ranking_answer",
+    "safe_integer_problems",
+    "settle_request",
+    "settle_round",
+    "settlement_answer",
+    "table_exposures",
+    "unguarded",
+    "unknown_parameter",
+]
 
 #: Query parameters by name, every value given (``{"profile": ["niu-niu"]}``).
 Query = Mapping[str, Sequence[str]]
@@ -54,8 +95,6 @@ def unguarded(cost: float) -> AbstractContextManager[object]:
     """The :data:`Guard` that runs any work (the ``gnau`` command's)."""
     return nullcontext()
 
-_RANKING_OUT = RankingResponseSchema()
-_SETTLEMENT_OUT = SettlementResponseSchema()
 _EXPOSURE_OUT = ExposureResponseSchema()
 
 
@@ -68,12 +107,14 @@ class Scoring:
     :param rules: the effective rules (profile plus the request's overrides).
     :param context: the ``profile``, ``rules_digest`` (and, when the request gave
         ``rules``, the effective ``rules`` and their ``max_payout``) members of the answer.
+    :param lang: the language of the answer's labels (RULES.md 4.2).
     """
 
     data: dict[str, Any]
     profile: Profile
     rules: Rules
     context: dict[str, Any]
+    lang: str = DEFAULT_LANGUAGE
 
 
 def load_body(schema: Schema, body: Any, profile_name: str, profiles: ProfileRegistry,
@@ -111,15 +152,46 @@ def load_body(schema: Schema, body: Any, profile_name: str, profiles: ProfileReg
             # The schema loads only the knobs whose shape is right (RulesOverridesSchema), so
             # these are what it cannot see, e.g. a ranking that repeats a category.
             errors.extend({"pointer": pointer("rules", *path), "detail": msg} for path, msg in exc.problems)
-    if not errors and rules is not None and isinstance(schema, (SettlementRequestSchema, ExposureRequestSchema)):
-        errors.extend(safe_integer_problems(data, rules))
+    if rules is not None:
+        errors.extend(_table_problems(schema, body, data, rules, errors))
     if errors or profile is None or rules is None:
         return None
     context: dict[str, Any] = {"profile": profile.name, "rules_digest": rules.digest()}
     if isinstance(body, dict) and body.get("rules") is not None:
-        context["rules"] = rules.as_dict()
+        context["rules"] = rules.listed()
         context["max_payout"] = rules.max_payout
     return Scoring(data, profile, rules, context)
+
+
+#: The knobs the balance checks read (:func:`~service.operations.rounds.balance_problems`).
+_ROUND_KNOBS = ("balance_caps", "showdown")
+
+
+def _table_problems(schema: Schema, body: Any, data: Mapping[str, Any], rules: Rules,
+                    found: list[ErrorItem]) -> list[ErrorItem]:
+    """The problems of a table that need the effective rules: balances against the caps
+    (beside every other problem), then, for a table otherwise valid, the safe-integer bound."""
+    kind = type(schema)  # the operations' own schema objects (a settlement on the hot path)
+    problems: list[ErrorItem] = []
+    if (kind is SettlementRequestSchema or kind is ShowdownRequestSchema) and not _caps_unread(body, data):
+        problems = balance_problems(body, rules, showdown=kind is ShowdownRequestSchema)
+    if found or problems:
+        return problems
+    if kind is SettlementRequestSchema or kind is ExposureRequestSchema:
+        return safe_integer_problems(data, rules)
+    if kind is ShowdownRequestSchema:
+        return showdown_integer_problems(data, rules)
+    return []
+
+
+def _caps_unread(body: Any, data: Mapping[str, Any]) -> bool:
+    """Whether the body's ``balance_caps`` or ``showdown`` override was itself refused (then
+    the balances are not judged against the profile's caps: the refusal is listed)."""
+    overrides = body.get("rules") if type(body) is dict else None
+    if not isinstance(overrides, Mapping):
+        return False
+    loaded = data.get("rules") or {}
+    return any(k in overrides and k not in loaded for k in _ROUND_KNOBS)
 
 
 class Answer(NamedTuple):
@@ -131,12 +203,32 @@ class Answer(NamedTuple):
     :param categories: the number of hands evaluated, by category.
     :param evaluations: the evaluations themselves, where the operation was asked for them
         (the ``gnau`` command shows each card's part from their formations' positions).
+    :param rules: the effective rules, where the answer can carry a receipt (RULES.md 9.2:
+        its ``rules_sha256``).
+    :param lang: the language of the answer's labels (its ``Content-Language``), or ``None``
+        for an answer without labels.
     """
 
     body: dict[str, Any]
     profile: str
     categories: Mapping[str, int] = MappingProxyType({})
     evaluations: Sequence[Evaluation] = ()
+    rules: Rules | None = None
+    lang: str | None = None
+
+
+def unknown_parameter(name: str, takes: Iterable[str]) -> ErrorItem:
+    """The one problem of a query parameter ``name`` that an operation taking ``takes`` does
+    not know (every operation's words, POST or GET).
+
+    >>> unknown_parameter("x", {"profile", "lang", "fields"})["detail"]
+    'unknown query parameter; this operation takes fields, lang and profile'
+    >>> unknown_parameter("x", ())["detail"]
+    'unknown query parameter; this operation takes none'
+    """
+    names = sorted(takes)
+    listed = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else (names[0] if names else "none")
+    return {"parameter": name, "detail": f"unknown query parameter; this operation takes {listed}"}
 
 
 def check_query(query: Query, takes: frozenset[str]) -> list[ErrorItem]:
@@ -147,40 +239,55 @@ def check_query(query: Query, takes: frozenset[str]) -> list[ErrorItem]:
 {'parameter': 'profile', 'detail': 'give profile once'}]
     """
     errors: list[ErrorItem] = []
-    for name in query:
-        if name not in takes:
-            errors.append({"parameter": name, "detail": "unknown query parameter; this operation takes "
-                                                        + " and ".join(sorted(takes))})
+    errors.extend(unknown_parameter(name, takes) for name in query if name not in takes)
     for name in takes:
         if len(query.get(name, ())) > 1:
             errors.append({"parameter": name, "detail": f"give {name} once"})
     return errors
 
 
-#: The query parameters of operations whose answers hold evaluations, and of the others.
-_WITH_FIELDS = frozenset({"profile", "fields"})
-_PROFILE_ONLY = frozenset({"profile"})
+def answer_language(query: Query, language: str | None, errors: list[ErrorItem]) -> str:
+    """The language of an answer's labels (RULES.md 4.2): the ``lang`` query parameter, else
+    ``language`` (what the caller's ``Accept-Language`` best matches), else English. A
+    ``lang`` that names no offered language is a problem added to ``errors``.
+
+    >>> errors: list[ErrorItem] = []
+    >>> answer_language({"lang": ["zh-TW"]}, "en", errors), answer_language({}, None, errors), errors
+    ('zh-Hant', 'en', [])
+    """
+    if "lang" in query:
+        found = lang_value(query["lang"][0])
+        if found is None:
+            errors.append({"parameter": "lang", "detail": LANG_DETAIL})
+            return DEFAULT_LANGUAGE
+        return found
+    return language or DEFAULT_LANGUAGE
 
 
-def load(schema: Schema, body: Any, query: Query, profiles: ProfileRegistry, *,
-         with_fields: bool = False) -> tuple[Scoring, tuple[str, ...] | None]:
-    """Check a scoring request: query parameters (``profile``, and ``fields`` when
-    ``with_fields``), body, profile and rule overrides.
+def load(schema: Schema, body: Any, query: Query, profiles: ProfileRegistry, *, with_fields: bool = False,
+         with_lang: bool = False, language: str | None = None) -> tuple[Scoring, tuple[str, ...] | None]:
+    """Check a scoring request: query parameters (``profile``; ``fields`` when
+    ``with_fields``; ``lang`` when ``with_lang``), body, profile and rule overrides.
 
-    :return: the checked request and the sparse fieldset (``None``: every member).
+    :param language: with ``with_lang``, the language the caller's ``Accept-Language`` best
+        matches (the HTTP layer's), taken when the query gives no ``lang``.
+    :return: the checked request (its ``lang`` decided) and the sparse fieldset (``None``:
+        every member).
     :raises InvalidRequestError: naming every problem found.
     """
-    errors = check_query(query, _WITH_FIELDS if with_fields else _PROFILE_ONLY)
+    takes = {"profile"} | ({"fields"} if with_fields else set()) | ({"lang"} if with_lang else set())
+    errors = check_query(query, frozenset(takes))
     fields: tuple[str, ...] | None = None
     if with_fields and "fields" in query:
         fields, problem = parse_fields(query["fields"][0])
         if problem is not None:
             errors.append({"parameter": "fields", "detail": problem})
+    lang = answer_language(query, language, errors) if with_lang else DEFAULT_LANGUAGE
     profile = query["profile"][0] if "profile" in query else "standard"
     scoring = load_body(schema, body, profile, profiles, errors)
     if scoring is None or errors:
         raise InvalidRequestError(errors)
-    return scoring, fields
+    return replace(scoring, lang=lang), fields
 
 
 def safe_integer_problems(data: Mapping[str, Any], rules: Rules) -> list[ErrorItem]:
@@ -195,7 +302,7 @@ def safe_integer_problems(data: Mapping[str, Any], rules: Rules) -> list[ErrorIt
     :param rules: the effective rules.
     :return: one ``/players`` problem, or none.
     """
-    players = [(p["stake"], p.get("bet", "double")) for p in data.get("players", [])]
+    players = [(p["stake"], p.get("bet", DEFAULT_BET)) for p in data.get("players", [])]
     worst = worst_case_amount(players, rules)
     if worst <= MAX_SAFE_INTEGER:
         return []
@@ -205,79 +312,118 @@ def safe_integer_problems(data: Mapping[str, Any], rules: Rules) -> list[ErrorIt
         f"±{MAX_SAFE_INTEGER} (2^53 − 1, the largest integer every JSON client reads exactly): lower the stakes")}]
 
 
-def ranking_answer(s: Scoring) -> tuple[dict[str, Any], list[Evaluation]]:
-    """The answer of ``POST /v1/rankings`` and the evaluations it made (input order)."""
+def ranking_answer(s: Scoring, fields: tuple[str, ...] | None = None) -> tuple[dict[str, Any], dict[str, int]]:
+    """The answer of ``POST /v1/rankings`` and the hands by category: every hand resolved
+    once, ordered with numpy (:func:`~service.engine.compare.ranking_order`), each evaluation
+    a JSON text of the one formatter."""
     entries = s.data["hands"]
-    evaluations = evaluate_codes([e["hand"] for e in entries], s.rules)
-    ranking = [{"index": r.index, "id": entries[r.index]["id"], "position": r.position,
-                "evaluation": r.evaluation} for r in rank_evaluations(evaluations, s.rules)]
-    answer: dict[str, Any] = _RANKING_OUT.dump(s.context | {"ranking": ranking})
-    return answer, evaluations
+    if isinstance(entries, Entries):  # read in one pass
+        ids, hands = entries.ids, entries.codes
+    else:
+        ids, hands = [e["id"] for e in entries], [e["hand"] for e in entries]
+    if isinstance(hands, Hands):  # classes and orders with numpy
+        resolution = resolved(hands, s.rules, sorted_codes=hands.sorted, array=hands.array)
+        codes: Any = hands.array
+    else:
+        resolution = resolved(hands, s.rules)
+        codes = hands
+    order, positions = ranking_order(resolution.scores(), codes, resolution.by_high_card())
+    texts = evaluation_texts(resolution, fields, s.lang)
+    fragment = orjson.Fragment
+    ranking = [{"index": i, "id": ids[i], "position": p, "evaluation": fragment(texts[i])}
+               for i, p in zip(order, positions, strict=True)]
+    return s.context | {"ranking": ranking}, resolution.categories()
 
 
-def settle_request(s: Scoring) -> tuple[Settlement, TableExposure]:
-    """Settle a checked settlement request and find its table's exposure (dealer first)."""
+def settle_request(s: Scoring) -> tuple[Settlement, TableExposure, list[str], dict[str, int]]:
+    """Settle a checked settlement request and find its table's exposure; with each hand's
+    evaluation as JSON text (dealer first) and the hands by category."""
     players = s.data["players"]
-    evaluations = evaluate_codes([s.data["dealer"]["hand"]] + [p["hand"] for p in players], s.rules)
+    resolution = resolved([s.data["dealer"]["hand"]] + [p["hand"] for p in players], s.rules)
+    results = resolution.results()
     bets = [p["bet"] for p in players]
-    seats = [(e, p["stake"]) for e, p in zip(evaluations[1:], players, strict=True)]
-    # Every bet double (the common case): the engine's path without a bet list.
-    result = settle(evaluations[0], seats, s.rules, None if all(b == "double" for b in bets) else bets)
-    return result, table_exposure([(p["stake"], bet) for p, bet in zip(players, bets, strict=True)], s.rules)
+    seats = [(r, p["stake"]) for r, p in zip(results[1:], players, strict=True)]
+    # Every bet the default (the common case): the engine's path without a bet list.
+    plain_bets = None if all(b == DEFAULT_BET for b in bets) else bets
+    stakes = [(p["stake"], bet) for p, bet in zip(players, bets, strict=True)]
+    if capped(s.rules):  # balances (RULES.md 6.5)
+        balances, dealer = player_balances(s.data, s.rules), dealer_balance(s.data, s.rules)
+        result = settle(results[0], seats, s.rules, plain_bets, balances, dealer)
+        exposure = table_exposure(stakes, s.rules, balances, dealer)
+    else:
+        result = settle(results[0], seats, s.rules, plain_bets)
+        exposure = table_exposure(stakes, s.rules)
+    return result, exposure, evaluation_texts(resolution, lang=s.lang), resolution.categories()
 
 
 def _exposure(x: Exposure) -> dict[str, int]:
     return {"max_loss": x.max_loss, "max_win": x.max_win}
 
 
-def settlement_answer(s: Scoring) -> tuple[dict[str, Any], list[Evaluation]]:
-    """The answer of ``POST /v1/settlements`` and the evaluations it made (dealer first).
+def settlement_answer(s: Scoring) -> tuple[dict[str, Any], dict[str, int]]:
+    """The answer of ``POST /v1/settlements`` and its hands by category.
 
-    Written straight into dicts (the hot path of every settlement): the same data as
-    :class:`~service.response_schemas.SettlementResponseSchema` dumps, which the tests compare.
+    Written straight into dicts (the hot path of every settlement), each evaluation a JSON
+    text from the one formatter: the same data as
+    :class:`~service.response_schemas.SettlementResponseSchema` describes, which the tests
+    compare.
     """
-    result, exposure = settle_request(s)
-    dealer = result.dealer
+    result, exposure, texts, categories = settle_request(s)
+    caps = capped(s.rules)
+    if caps or "base" in s.data:
+        return _round_answer(s, result, exposure, texts, caps), categories
     answer: dict[str, Any] = dict(s.context)
-    answer["dealer"] = {"evaluation": evaluation_dict(dealer), "gross": result.dealer_gross,
+    answer["dealer"] = {"evaluation": orjson.Fragment(texts[0]), "gross": result.dealer_gross,
                         "commission": result.dealer_commission, "net": result.dealer_net,
                         "exposure": _exposure(exposure.dealer)}
     answer["players"] = [
-        {"id": p["id"], "evaluation": evaluation_dict(r.evaluation), "stake": r.stake, "bet": r.bet,
+        {"id": p["id"], "evaluation": orjson.Fragment(text), "stake": r.stake, "bet": r.bet,
          "outcome": r.outcome, "gross": r.gross, "commission": r.commission, "amount": r.amount,
          "exposure": _exposure(x)}
-        for p, r, x in zip(s.data["players"], result.players, exposure.players, strict=True)]
+        for p, r, x, text in zip(s.data["players"], result.players, exposure.players, texts[1:], strict=True)]
     answer["house"] = result.house
-    return answer, [dealer, *(r.evaluation for r in result.players)]
+    return answer, categories
 
 
-def settlement_answer_dumped(s: Scoring) -> dict[str, Any]:
-    """:func:`settlement_answer`'s body through :class:`~service.response_schemas.SettlementResponseSchema`
-    (the reference the tests compare the hot path with)."""
-    result, exposure = settle_request(s)
-    dumped: dict[str, Any] = _SETTLEMENT_OUT.dump(s.context | {
-        "dealer": {"evaluation": result.dealer, "gross": result.dealer_gross, "commission": result.dealer_commission,
-                   "net": result.dealer_net, "exposure": exposure.dealer},
-        "players": [{"id": p["id"], "evaluation": r.evaluation, "stake": r.stake, "bet": r.bet,
-                     "outcome": r.outcome, "gross": r.gross, "commission": r.commission, "amount": r.amount,
-                     "exposure": x}
-                    for p, r, x in zip(s.data["players"], result.players, exposure.players, strict=True)],
-        "house": result.house,
-    })
-    return dumped
+def _round_answer(s: Scoring, result: Settlement, exposure: TableExposure, texts: list[str],
+                  caps: bool) -> dict[str, Any]:
+    """:func:`settlement_answer` of a table with ``base`` or caps: the members each form adds
+    (:mod:`service.operations.rounds`), only where used."""
+    fragment = orjson.Fragment
+    answer: dict[str, Any] = dict(s.context)
+    answer["dealer"] = round_dealer(s.data, result, fragment(texts[0]), _exposure(exposure.dealer))
+    answer["players"] = round_players(s.data, result.players, [fragment(text) for text in texts[1:]],
+                                      [_exposure(x) for x in exposure.players], caps)
+    answer["house"] = result.house
+    return answer
 
 
 def exposure_answer(s: Scoring) -> dict[str, Any]:
     """The answer of ``POST /v1/exposures``: each seat's and the dealer's exposure
-    (RULES.md section 6.3) and the rules' ``max_payout``."""
-    seats = s.data["players"]
-    exposure = table_exposure([(p["stake"], p["bet"]) for p in seats], s.rules)
-    answer: dict[str, Any] = _EXPOSURE_OUT.dump(s.context | {
-        "max_payout": s.rules.max_payout,
-        "dealer": {"exposure": exposure.dealer},
-        "players": [{"id": p["id"], "stake": p["stake"], "bet": p["bet"], "exposure": x}
-                    for p, x in zip(seats, exposure.players, strict=True)],
-    })
+    (RULES.md section 6.3; bounded by balances under caps, 6.5) and the rules' ``max_payout``;
+    with ``base``, each seat's ``factors``, and from balances the largest multiples that fit
+    them (``max_bet_multiple`` per seat, ``max_bid_multiple`` for the dealer, DECISIONS 21-22)."""
+    data, rules = s.data, s.rules
+    seats, dealer = data["players"], data.get("dealer") or {}
+    exposure = table_exposure([(p["stake"], p["bet"]) for p in seats], rules, [p.get("balance") for p in seats],
+                              dealer.get("balance"))
+    players: list[dict[str, Any]] = []
+    for p, x in zip(seats, exposure.players, strict=True):
+        seat: dict[str, Any] = {"id": p["id"], "stake": p["stake"]}
+        if "base" in data:
+            seat["factors"] = factors(data, p)
+        seat |= {"bet": p["bet"], "exposure": x}
+        if "balance" in p:
+            seat["max_bet_multiple"] = max_bet_multiple(data["base"], dealer.get("bid_multiple", 1), p["bet"],
+                                                        p["balance"], rules)
+        players.append(seat)
+    dealer_out: dict[str, Any] = {"exposure": exposure.dealer}
+    if "balance" in dealer:
+        dealer_out["max_bid_multiple"] = max_bid_multiple(
+            data["base"], [(p.get("bet_multiple", 1), p["bet"], p.get("balance")) for p in seats], dealer["balance"],
+            rules)
+    answer: dict[str, Any] = _EXPOSURE_OUT.dump(s.context | {"max_payout": rules.max_payout, "dealer": dealer_out,
+                                                             "players": players})
     return answer
 
 
@@ -288,65 +434,64 @@ _SETTLEMENT = SettlementRequestSchema()
 _EXPOSURE = ExposureRequestSchema()
 
 
-def evaluate_hand(body: Any, query: Query, profiles: ProfileRegistry, guard: Guard = unguarded, *,
-                  with_evaluation: bool = False) -> Answer:
+def evaluate_hand(body: Any, query: Query, profiles: ProfileRegistry, *, guard: Guard = unguarded,
+                  with_evaluation: bool = False, language: str | None = None) -> Answer:
     """``POST /v1/evaluations`` (``evaluateHand``): one hand; ``fields`` selects members.
 
+    :param guard: pays for hands under rules without a table (the HTTP layer's budget).
     :param with_evaluation: also give the :class:`~service.engine.hand.Evaluation` (the
-        same answer, through the engine's objects rather than the batch writer).
+        ``gnau`` command shows each card's part from it).
     :raises InvalidRequestError: naming every problem of the request.
     """
-    s, fields = load(_EVALUATION, body, query, profiles, with_fields=True)
+    s, fields = load(_EVALUATION, body, query, profiles, with_fields=True, with_lang=True, language=language)
     with guard(scoring_cost(s.rules, 1)):  # cheap: never refused, as for every few hands
-        return _evaluate_one(s, fields, with_evaluation)
+        [row] = resolved([s.data["hand"]], s.rules).rows()
+    evaluations = [HandResult(*row).evaluation()] if with_evaluation else []
+    return Answer(s.context | evaluation_data(row, fields, s.lang), s.profile.name, {row[1].category.value: 1},
+                  evaluations, s.rules, s.lang)
 
 
-def _evaluate_one(s: Scoring, fields: tuple[str, ...] | None, with_evaluation: bool) -> Answer:
-    if with_evaluation:
-        [full] = evaluate_codes([s.data["hand"]], s.rules)
-        data = evaluation_dict(full)
-        return Answer(s.context | (data if fields is None else select(data, fields)), s.profile.name,
-                      {full.category: 1}, [full])
-    [evaluation], [category] = evaluate_batch([s.data["hand"]], s.rules, fields)
-    return Answer(s.context | evaluation, s.profile.name, {category: 1})
-
-
-def evaluate_hands(body: Any, query: Query, profiles: ProfileRegistry, guard: Guard = unguarded) -> Answer:
+def evaluate_hands(body: Any, query: Query, profiles: ProfileRegistry, *, guard: Guard = unguarded,
+                   language: str | None = None) -> Answer:
     """``POST /v1/evaluations/batch`` (``evaluateHands``): up to 10,000 hands, the
     evaluations as one JSON text (an ``orjson.Fragment``: no Evaluation objects, no dict
     per hand); ``fields`` selects members.
 
     :raises InvalidRequestError: naming every problem of the request.
     """
-    s, fields = load(_BATCH, body, query, profiles, with_fields=True)
-    with guard(scoring_cost(s.rules, len(s.data["hands"]))):
-        evaluations, categories = evaluations_json(s.data["hands"], s.rules, fields)
-    return Answer(s.context | {"evaluations": evaluations}, s.profile.name, categories)
+    s, fields = load(_BATCH, body, query, profiles, with_fields=True, with_lang=True, language=language)
+    hands = s.data["hands"]
+    with guard(scoring_cost(s.rules, len(hands))):
+        if isinstance(hands, Hands):  # read in one pass: classes and orders with numpy
+            resolution = resolved(hands, s.rules, sorted_codes=hands.sorted, array=hands.array)
+        else:
+            resolution = resolved(hands, s.rules)
+    return Answer(s.context | {"evaluations": evaluations_json(resolution, fields, s.lang)}, s.profile.name,
+                  resolution.categories(), lang=s.lang)
 
 
-def rank_hands(body: Any, query: Query, profiles: ProfileRegistry, guard: Guard = unguarded) -> Answer:
+def rank_hands(body: Any, query: Query, profiles: ProfileRegistry, *, guard: Guard = unguarded,
+               language: str | None = None) -> Answer:
     """``POST /v1/rankings`` (``rankHands``): 2 to 1,000 hands; ``fields`` selects members.
 
     :raises InvalidRequestError: naming every problem of the request.
     """
-    s, fields = load(_RANKING, body, query, profiles, with_fields=True)
+    s, fields = load(_RANKING, body, query, profiles, with_fields=True, with_lang=True, language=language)
     with guard(scoring_cost(s.rules, len(s.data["hands"]))):
-        answer, evaluations = ranking_answer(s)
-    if fields is not None:
-        for item in answer["ranking"]:
-            item["evaluation"] = select(item["evaluation"], fields)
-    return Answer(answer, s.profile.name, Counter(e.category for e in evaluations))
+        answer, categories = ranking_answer(s, fields)
+    return Answer(answer, s.profile.name, categories, rules=s.rules, lang=s.lang)
 
 
-def settle_round(body: Any, query: Query, profiles: ProfileRegistry, guard: Guard = unguarded) -> Answer:
+def settle_round(body: Any, query: Query, profiles: ProfileRegistry, *, guard: Guard = unguarded,
+                 language: str | None = None) -> Answer:
     """``POST /v1/settlements`` (``settleRound``): a round against the dealer.
 
     :raises InvalidRequestError: naming every problem of the request.
     """
-    s, _ = load(_SETTLEMENT, body, query, profiles)
+    s, _ = load(_SETTLEMENT, body, query, profiles, with_lang=True, language=language)
     with guard(scoring_cost(s.rules, 1 + len(s.data["players"]))):
-        answer, evaluations = settlement_answer(s)
-    return Answer(answer, s.profile.name, Counter(e.category for e in evaluations))
+        answer, categories = settlement_answer(s)
+    return Answer(answer, s.profile.name, categories, rules=s.rules, lang=s.lang)
 
 
 def table_exposures(body: Any, query: Query, profiles: ProfileRegistry) -> Answer:

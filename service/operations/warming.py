@@ -18,11 +18,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from service.engine.bets import BETS
 from service.engine.cost import prepare
 from service.engine.house_edge import pinned_house_edge
 from service.engine.odds import OddsError
 from service.engine.rules import Rules
-from service.engine.settle import BETS
 from service.engine.tables import pin_table
 from service.profiles import ProfileRegistry
 
@@ -44,7 +44,8 @@ class Warmed:
 def warm_rules(rules: Rules) -> None:
     """Build and keep for good everything a profile with ``rules`` serves: the table, the
     one-deck analyses, the house edge of every bet (a bet the engine refuses under these
-    rules is skipped: its request is a 400 whatever is cached).
+    rules is skipped: its request is a 400 whatever is cached). The analyses are those of
+    ``rules.analysed``, as the analysis operations ask for them.
 
     >>> from service.engine.rules import PROFILES
     >>> from service.engine.cost import analysis_cost
@@ -53,10 +54,11 @@ def warm_rules(rules: Rules) -> None:
     0.0
     """
     pin_table(rules)
-    prepare(rules)
+    analysed = rules.analysed  # the analyses' rules: the round knobs at their defaults (DECISIONS 30)
+    prepare(analysed)
     for bet in BETS:
         try:
-            pinned_house_edge(rules, bet)
+            pinned_house_edge(analysed, bet)
         except OddsError:
             continue
 

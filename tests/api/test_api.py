@@ -39,7 +39,7 @@ def test_evaluation_response_shape(client: FlaskClient) -> None:
     assert body == {
         "profile": "standard", "rules_digest": body["rules_digest"],
         "hand": ["10S", "7H", "3D", "KC", "7D"], "category": "single_ox", "label": "Single-Ox 0",
-        "score": 210, "payout": 1,
+        "label_key": "single_ox_0", "score": 210, "payout": 1,
         "ox": {"cards": ["7H", "3D", "7D"], "points": [7, 6, 7]},
         "power": {"cards": ["10S", "KC"], "points": [10, 10]},
         "nenku": False, "suited": False,
@@ -81,8 +81,8 @@ def test_ranking_high_card_breaks_ties(client: FlaskClient) -> None:
 def test_profiles(client: FlaskClient) -> None:
     body = client.get("/v1/profiles").get_json()
     assert [p["name"] for p in body["profiles"]] == ["standard", "casino", "tens-are-dukes", "liberal", "niu-niu",
-                                                     "bull-bull"]
-    assert [p["max_payout"] for p in body["profiles"]] == [10, 7, 10, 20, 5, 5]
+                                                     "bull-bull", "niu-niu-plus"]
+    assert [p["max_payout"] for p in body["profiles"]] == [10, 7, 10, 20, 5, 5, 8]
     casino = client.get("/v1/profiles/casino").get_json()
     assert casino["rules"]["payouts"]["double_ox"] == 3
     assert casino["builtin"] is True
@@ -91,9 +91,17 @@ def test_profiles(client: FlaskClient) -> None:
     assert nn["ranking"][:4] == ["five_small", "bomb", "five_dukes", "four_dukes"]
     bb = client.get("/v1/profiles/bull-bull").get_json()
     assert (bb["rules"]["commission_bps"], bb["rules"]["dealer_commission_bps"], bb["max_payout"]) == (500, 0, 5)
-    assert {k: v for k, v in bb["rules"].items() if k != "commission_bps"} == {
-        k: v for k, v in nn.items() if k != "commission_bps"}
+    # RULES.md 7's corrected bull-bull: niu-niu with one special hand (Five Dukes) and commission
+    differs = {"commission_bps", "five_small", "bomb", "four_dukes", "ranking"}
+    assert {k: v for k, v in bb["rules"].items() if k not in differs} == {k: v for k, v in nn.items() if k not in differs}
+    assert (bb["rules"]["five_small"], bb["rules"]["bomb"], bb["rules"]["four_dukes"]) == (False, False, False)
+    assert bb["rules"]["ranking"][0] == "five_dukes"
     assert nn["commission_bps"] == 0
+    plus = client.get("/v1/profiles/niu-niu-plus").get_json()["rules"]
+    assert [k for k in ("straight", "flush", "full_house", "straight_flush", "dragon", "four_dukes") if plus[k]] == [
+        "straight", "flush", "full_house"]
+    assert plus["ranking"] == ["straight_flush", "dragon", "five_small", "bomb", "full_house", "flush", "five_dukes",
+                               "straight", "four_dukes", "ngau_tonku", "double_ox", "single_ox", "no_ox"]
     missing = problem(client, "/v1/profiles/vegas", method="GET", status=404)
     assert "vegas" in missing["detail"]
 

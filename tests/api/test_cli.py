@@ -19,7 +19,15 @@ from flask.testing import FlaskClient
 from bench.harness import ROOT, free_port, stop
 from service.cli import main
 from service.http.app import create_app
-from tests.engine.cases import COMMISSION_ROUNDS, NIU_NIU_ROWS, SETTLEMENTS, STANDARD_ROWS, hand
+from tests.engine.cases import (
+    COMMISSION_ROUNDS,
+    NIU_NIU_ROWS,
+    OVERRIDE_ROWS,
+    SETTLEMENTS,
+    SHAPE_ROWS,
+    STANDARD_ROWS,
+    hand,
+)
 
 GNAU = Path(sys.executable).with_name("gnau")
 
@@ -83,6 +91,50 @@ def test_evaluate_agrees_with_the_api_on_every_niu_niu_row(
         body = gnau_json(capsys, "evaluate", *hand(cards), "--profile", profile)
         assert body == post(api, "/v1/evaluations", {"hand": hand(cards)}, profile)
         assert (body["profile"], body["label"]) == (profile, label)
+
+
+@pytest.mark.parametrize(("cards", "label", "key", "chinese", "payout", "niu_label", "niu_payout"), SHAPE_ROWS,
+                         ids=[row[0] for row in SHAPE_ROWS])
+def test_evaluate_agrees_with_the_api_on_every_poker_shape_row(
+        capsys: pytest.CaptureFixture[str], api: FlaskClient, cards: str, label: str, key: str, chinese: str,
+        payout: int, niu_label: str, niu_payout: int) -> None:
+    """RULES.md 8's poker-shaped rows through gnau, the zh-Hans column with --lang."""
+    body = gnau_json(capsys, "evaluate", *hand(cards), "--profile", "niu-niu-plus")
+    assert body == post(api, "/v1/evaluations", {"hand": hand(cards)}, "niu-niu-plus")
+    assert (body["label"], body["label_key"], body["payout"]) == (label, key, payout)
+    chinese_body = gnau_json(capsys, "evaluate", *hand(cards), "--profile", "niu-niu-plus", "--lang", "zh-Hans")
+    assert chinese_body == api.post("/v1/evaluations?profile=niu-niu-plus&lang=zh-Hans",
+                                    json={"hand": hand(cards)}).get_json()
+    assert (chinese_body["label"], chinese_body["label_key"]) == (chinese, key)
+    status, text, _ = gnau(capsys, "evaluate", cards, "--profile", "niu-niu-plus", "--lang", "zh-Hans")
+    assert status == 0
+    first = text.splitlines()[0]
+    assert first.startswith(f"{' '.join(hand(cards))}: {chinese}")
+    assert first.endswith(f", pays {payout}x (profile niu-niu-plus)")
+    niu = gnau_json(capsys, "evaluate", *hand(cards), "--profile", "niu-niu")
+    assert (niu["label"], niu["payout"]) == (niu_label, niu_payout)
+
+
+@pytest.mark.parametrize(("profile", "overrides", "cards", "label", "key", "chinese", "payout"), OVERRIDE_ROWS,
+                         ids=[f"{row[0]}-{row[2]}" for row in OVERRIDE_ROWS])
+def test_evaluate_agrees_with_the_api_on_the_override_and_bull_bull_rows(
+        capsys: pytest.CaptureFixture[str], api: FlaskClient, profile: str, overrides: dict[str, Any], cards: str,
+        label: str, key: str, chinese: str | None, payout: int | None) -> None:
+    args = ["evaluate", *hand(cards), "--profile", profile, "--rules", json.dumps(overrides)]
+    body = gnau_json(capsys, *args)
+    assert body == post(api, "/v1/evaluations", {"hand": hand(cards), "rules": overrides}, profile)
+    assert (body["label"], body["label_key"]) == (label, key)
+    if chinese is not None:
+        assert gnau_json(capsys, *args, "--lang", "zh-Hans")["label"] == chinese
+
+
+def test_lang_is_checked_like_the_api(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = gnau(capsys, "evaluate", "10S 7H 3D KC 7D", "--lang", "fr")
+    assert status != 0
+    assert err.startswith("gnau: --lang: must be one of en, zh-Hans, zh-Hant")
+    status, out, _ = gnau(capsys, "evaluate", "10S 7H 3D KC 7D", "--lang", "zh-tw")  # BCP 47 aliases, any case
+    assert status == 0
+    assert out.startswith("10S 7H 3D KC 7D: 牛牛, pays 1x")
 
 
 def test_evaluate_table_shows_each_cards_part_and_points(capsys: pytest.CaptureFixture[str]) -> None:
@@ -226,7 +278,7 @@ def test_profiles_agree_with_the_api(capsys: pytest.CaptureFixture[str], api: Fl
     status, out, _ = gnau(capsys, "profiles")
     assert status == 0
     assert [line.split()[0] for line in out.splitlines()] == [
-        "name", "standard", "casino", "tens-are-dukes", "liberal", "niu-niu", "bull-bull"]
+        "name", "standard", "casino", "tens-are-dukes", "liberal", "niu-niu", "bull-bull", "niu-niu-plus"]
     status, out, _ = gnau(capsys, "profiles", "niu-niu")
     assert status == 0
     assert "ties                   high_card" in out
@@ -275,7 +327,7 @@ def test_operator_profiles_come_from_profiles_file(capsys: pytest.CaptureFixture
     (["settle", "--dealer", "AS KH 10D 3C 6S", "--player", "9:2S 3S 4S 5S 7S", "--rules",
       '{"commission_bps": 10001}'], "gnau: /rules/commission_bps: must be an integer from 0 to 10000"),
     (["profiles", "vegas"], "gnau: unknown profile 'vegas'"),
-    (["deal"], "gnau: No such command 'deal'"),
+    (["shuffle"], "gnau: No such command 'shuffle'"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
     status, out, err = gnau(capsys, *args)

@@ -22,11 +22,13 @@ from tests import ROOT
 from tests.api import contract_hooks
 
 SPEC = ROOT / "openapi.yaml"
+#: With the committed test-only receipt key, so that ``receipt=true`` answers are signed and checked.
+TEST_RECEIPT_KEY = ROOT / "tests" / "keys" / "receipt-test-key.pem"
 # The analysis budget is unbounded here, as in the golden corpus's apps: schemathesis sends
 # many custom rule sets, whose scoring and analyses the budget would soon refuse (429, which
 # the contract documents) and so leave the 200 answers unchecked.
-APP = create_app({"TESTING": True, "PROFILES_FILE": None, "ANALYSIS_BUDGET_SECONDS": 1e9,
-                  "ANALYSIS_POOL_SECONDS": 1e9})
+APP = create_app({"TESTING": True, "PROFILES_FILE": None, "RECEIPT_KEY_FILE": str(TEST_RECEIPT_KEY),
+                  "ANALYSIS_BUDGET_SECONDS": 1e9, "ANALYSIS_POOL_SECONDS": 1e9})
 Runtime.of(APP).warm()  # as the gunicorn master does before it forks: readiness 200
 schema = schemathesis.openapi.from_wsgi("/openapi.yaml", APP)
 
@@ -93,7 +95,8 @@ def test_schemathesis_covers_every_operation_including_the_document() -> None:
     labels = sorted(result.ok().label for result in results if isinstance(result, Ok))
     assert "GET /openapi.yaml" in labels
     assert labels == sorted(f"{method} {path}" for path, method in _spec_operations())
-    assert len(labels) == 19  # 18, and POST /v1/exposures (issue 13)
+    assert len(labels) == 23  # 18, POST /v1/exposures (issue 13), the two deals and the JWK Set (issue 26),
+    # POST /v1/showdowns (issue 25)
 
 
 def test_pytest_and_the_cli_share_one_hooks_file() -> None:

@@ -70,6 +70,8 @@ def test_answers_and_problems_carry_the_allowed_origin(cors_app: Flask) -> None:
     assert bad.headers["Access-Control-Allow-Origin"] == GAME  # the page can read the problem
     doc = client.get("/openapi.yaml", headers={"Origin": "http://localhost:3000"})
     assert doc.headers["Access-Control-Allow-Origin"] == "http://localhost:3000"
+    keys = client.get("/.well-known/jwks.json", headers={"Origin": GAME})  # a page verifies receipts
+    assert keys.headers["Access-Control-Allow-Origin"] == GAME
 
 
 def test_other_origins_and_paths_get_no_cors_header(cors_app: Flask) -> None:
@@ -120,7 +122,7 @@ def test_post_with_an_unknown_query_parameter_is_a_400(app: Flask) -> None:
     response = app.test_client().post("/v1/evaluations?profile=standard&x=1", json=HAND)
     assert response.status_code == 400
     assert response.json is not None
-    assert response.json["errors"] == [{"parameter": "x", "detail": "unknown query parameter; this operation takes fields and profile"}]
+    assert response.json["errors"] == [{"parameter": "x", "detail": "unknown query parameter; this operation takes fields, lang and profile"}]
 
 
 def test_a_charset_other_than_utf8_is_a_415(app: Flask) -> None:

@@ -84,7 +84,7 @@ def test_only_answers_with_evaluations_take_fields(client: FlaskClient) -> None:
     response = client.post("/v1/settlements?fields=label", json=body)
     assert response.status_code == 400
     assert response.get_json()["errors"] == [{"parameter": "fields",
-                                              "detail": "unknown query parameter; this operation takes profile"}]
+                                              "detail": "unknown query parameter; this operation takes lang and profile"}]
 
 
 @pytest.mark.parametrize("profile", ["standard", "niu-niu", "liberal"])

@@ -18,11 +18,13 @@ import yaml
 from flask.testing import FlaskClient
 
 from service.cli import main
+from service.engine.categories import LABELS, Category
 from service.engine.knobs import Knob
-from service.engine.rules import KNOBS, PROFILES, RULE_KNOBS, Category, Rules, RulesError, apply_overrides
+from service.engine.rules import KNOBS, PROFILES, RULE_KNOBS, Rules, RulesError, apply_overrides
 from service.profiles import load_profiles_file
 from service.schemas import RulesOverridesSchema
 from tests import ROOT
+from tests.api import contract_hooks
 
 SPEC = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
 SCHEMAS = SPEC["components"]["schemas"]
@@ -66,6 +68,8 @@ def test_openapi_rules_overrides_list_every_knob_and_nothing_else() -> None:
     assert list(overrides["properties"]) == list(KNOBS)
     assert overrides["additionalProperties"] is False
     assert SCHEMAS["Category"]["enum"] == list(Category) == list(RULE_KNOBS["ranking"].choices)
+    assert SCHEMAS["LabelKey"]["enum"] == list(LABELS)  # RULES.md 4.2's keys, in its order
+    assert list(Category) == contract_hooks.CATEGORIES  # the hooks import no service code
     payouts, knob = SCHEMAS["PayoutOverrides"], RULE_KNOBS["payouts"]
     assert payouts["additionalProperties"] is False
     assert payouts["properties"] == {key: {"type": "integer", "minimum": knob.low, "maximum": knob.high}
@@ -90,9 +94,17 @@ def test_openapi_rules_match_the_knob(name: str) -> None:
         assert spec["items"] == _ref("Category")
 
 
+#: The knobs every ``rules`` object lists; the others only while set (:attr:`Knob.listed_at_default`).
+LISTED = [name for name in KNOBS if RULE_KNOBS[name].listed_at_default]
+
+
 def test_openapi_rules_require_every_knob_in_order() -> None:
+    """Every knob is a property, in order; those listed at their default are required (the
+    round forms' knobs appear only while set, so earlier answers are unchanged)."""
     rules = SCHEMAS["Rules"]
-    assert list(rules["properties"]) == rules["required"] == list(KNOBS)
+    assert list(rules["properties"]) == list(KNOBS)
+    assert rules["required"] == LISTED
+    assert STANDARD.listed() == {name: STANDARD.as_dict()[name] for name in LISTED}
 
 
 def _rules_md_rows() -> dict[str, tuple[str, str]]:
@@ -116,6 +128,10 @@ def test_rules_md_table_agrees_with_the_knobs() -> None:
         elif knob.kind == "choice":
             assert kind == " / ".join(f"`{c}`" for c in knob.choices), name
             assert default == f"`{standard[name]}`", name
+        elif knob.kind == "int" and kind.startswith("`"):  # a short range, its values listed
+            values = [str(v) for v in range(knob.low, knob.high + 1)] + (["null"] if knob.nullable else [])
+            assert kind == " / ".join(v if v == "null" else f"`{v}`" for v in values), name
+            assert default == f"`{standard[name]}`", name
         elif knob.kind == "int":
             assert kind.startswith(("int", "integer")), name
             assert ("or null" in kind) == knob.nullable, name
@@ -123,7 +139,7 @@ def test_rules_md_table_agrees_with_the_knobs() -> None:
             if ".." in kind:
                 assert kind.split()[-1] == f"{knob.low:,}..{knob.high:,}", name
         else:
-            assert kind.startswith({"ranking": "list of all", "payouts": "map"}[knob.kind]), name
+            assert kind.startswith({"ranking": "list of categories", "payouts": "map"}[knob.kind]), name
     assert list(rows) == [name for name in KNOBS if name in rows]  # the same order
 
 
@@ -162,7 +178,8 @@ def test_every_knob_can_be_overridden_through_the_api(client: FlaskClient, name:
     assert out.status_code == 200
     body = out.get_json()
     expected = apply_overrides(STANDARD, {name: value})
-    assert body["rules"] == expected.as_dict() != STANDARD.as_dict()
+    assert body["rules"] == expected.listed() != STANDARD.listed()
+    assert body["rules"][name] == expected.as_dict()[name]
     assert body["rules_digest"] == expected.digest() != STANDARD.digest()
 
 
@@ -189,17 +206,20 @@ def test_every_knob_can_be_set_in_the_operator_profiles_file(tmp_path: Path) -> 
 def test_profiles_answer_and_gnau_profiles_list_every_knob(client: FlaskClient,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     for profile in client.get("/v1/profiles").get_json()["profiles"]:
-        assert list(profile["rules"]) == list(KNOBS)
+        assert list(profile["rules"]) == LISTED  # no built-in profile sets a round form's knob
     assert main(["profiles", "standard"]) == 0
     rows = [line.split()[0] for line in capsys.readouterr().out.splitlines() if line.strip()]
-    assert [row for row in rows if row in RULE_KNOBS] == list(KNOBS)
+    assert [row for row in rows if row in RULE_KNOBS] == LISTED
 
 
 #: Answers carry ``rules_digest``: it must never change for a rule set that exists.
 DIGESTS = {
     "standard": "sha256:f95d84ea30e9fbbc", "casino": "sha256:76e977cf2278ba14",
     "tens-are-dukes": "sha256:db0b395c3f9e33a0", "liberal": "sha256:1222c6a49c476d03",
-    "niu-niu": "sha256:2e1aa044896571d0", "bull-bull": "sha256:2e461bc0a04c87ec",
+    "niu-niu": "sha256:2e1aa044896571d0",
+    # RULES.md's corrected bull-bull (only Five Dukes special, issue 24) is a new rule set; the
+    # one it was (niu-niu with a 5 % commission) keeps its digest, pinned below.
+    "bull-bull": "sha256:b0e32d8d13834814", "niu-niu-plus": "sha256:f9f9c9af291a89b0",
 }
 OVERRIDE_DIGESTS: list[tuple[dict[str, Any], str]] = [
     ({"commission_bps": 500}, "sha256:58911b9787924e38"),
@@ -217,13 +237,21 @@ def test_digests_of_existing_rule_sets_never_change() -> None:
     assert {name: p.rules.digest() for name, p in PROFILES.items()} == DIGESTS
     for overrides, digest in OVERRIDE_DIGESTS:
         assert apply_overrides(STANDARD, overrides).digest() == digest, overrides
+    # The rule set bull-bull named before RULES.md corrected it, and one with a poker shape
+    # that is off: the five categories added later leave ranking and payouts while off.
+    assert apply_overrides(PROFILES["niu-niu"].rules, {"commission_bps": 500}).digest() == "sha256:2e461bc0a04c87ec"
+    assert apply_overrides(STANDARD, {"payouts": {"straight": 9}}).digest() == STANDARD.digest()
 
 
 def test_a_later_knob_enters_the_digest_only_off_its_default() -> None:
     later = [name for name, knob in RULE_KNOBS.items() if not knob.always_digested]
-    assert {"commission_bps", "dealer_commission_bps"} <= set(later)
+    assert {"commission_bps", "dealer_commission_bps", "tie_payout", "balance_caps", "showdown",
+            "showdown_stake"} <= set(later)
     for name in later:
         assert apply_overrides(STANDARD, {name: other_value(name)}).digest() != STANDARD.digest()
+
+
+LEGACY_RANKING = ["five_dukes", "five_small", "bomb", "four_dukes", "ngau_tonku", "double_ox", "single_ox", "no_ox"]
 
 
 @pytest.mark.parametrize(
@@ -238,9 +266,19 @@ def test_a_later_knob_enters_the_digest_only_off_its_default() -> None:
         ({"ranking": "x"}, [(["ranking"], "must be a list of category names")]),
         ({"ranking": ["no_ox", "five_dukes", "five_small", "bomb", "four_dukes", "ngau_tonku", "double_ox",
                       "single_ox"]}, [(["ranking"], "no_ox must be last")]),
-        ({"ranking": ["bomb"] * 8}, [(["ranking"], "must list each of the eight categories exactly once: "
-                                      "five_dukes, five_small, bomb, four_dukes, ngau_tonku, double_ox, single_ox, "
-                                      "no_ox")]),
+        ({"ranking": ["bomb"] * 8}, [(["ranking"], "lists bomb more than once")]),
+        ({"ranking": ["joker", "five_dukes", "no_ox"]}, [(["ranking"], (
+            "unknown category 'joker'; the categories are five_dukes, five_small, bomb, four_dukes, straight_flush, "
+            "dragon, full_house, flush, straight, ngau_tonku, double_ox, single_ox, no_ox"))]),
+        ({"ranking": ["five_dukes", "no_ox"]}, [(["ranking"], "must list single_ox (above no_ox)")]),
+        # RULES.md 7: every category that is on must be ranked (the eight of the first release are on)
+        ({"straight": True, "flush": True, "ranking": LEGACY_RANKING}, [(["ranking"], (
+            "lists no flush, straight, which are on: every category that is on must be ranked"))]),
+        ({"ranking": LEGACY_RANKING[1:]}, [(["ranking"], (
+            "lists no five_dukes, which is on: every category that is on must be ranked"))]),
+        ({"five_small_max_rank": None}, [(["five_small_max_rank"], "null (any rank) needs five_small_max_points set")]),
+        ({"five_small_max_rank": 6}, [(["five_small_max_rank"], "must be null or an integer from 4 to 5")]),
+        ({"bomb_order": "suit"}, [(["bomb_order"], "must be one of quad_rank, high_card")]),
         ({"payouts": 3}, [(["payouts"], "must be an object of payout keys to integers")]),
         ({"payouts": {"x": 1, "bomb": 1001}}, [
             (["payouts", "x"], "unknown payout key; use a category or single_ox_0 .. single_ox_9"),

@@ -151,7 +151,7 @@ def test_every_problem_of_every_profile_is_reported(tmp_path: Path) -> None:
     assert str(info.value) == (
         f"{tmp_path / 'profiles.yaml'}: profile 'one': knob ties: must be one of dealer, push, high_card; "
         "knob jokers: unknown knob; profile 'two': extends must name a built-in profile "
-        "(standard, casino, tens-are-dukes, liberal, niu-niu, bull-bull), got 'vegas'"
+        "(standard, casino, tens-are-dukes, liberal, niu-niu, bull-bull, niu-niu-plus), got 'vegas'"
     )
 
 
@@ -261,7 +261,7 @@ def test_overrides_report_effective_rules_and_digest(client: FlaskClient, path: 
     body = response.get_json()
     effective = apply_overrides(PROFILES["standard"].rules, overrides)
     assert body["profile"] == "standard"
-    assert body["rules"] == effective.as_dict()
+    assert body["rules"] == effective.listed()
     assert body["rules"]["ties"] == "push"
     assert body["rules"]["payouts"]["single_ox_0"] == 3
     assert body["rules"]["payouts"]["ngau_tonku"] == 5  # the profile's, kept
@@ -286,7 +286,7 @@ def test_digest_is_stable(client: FlaskClient) -> None:
 
 def test_empty_overrides_are_the_profile(client: FlaskClient) -> None:
     body = client.post("/v1/evaluations?profile=casino", json={"hand": TONKU, "rules": {}}).get_json()
-    assert body["rules"] == PROFILES["casino"].rules.as_dict()
+    assert body["rules"] == PROFILES["casino"].rules.listed()
     assert body["rules_digest"] == PROFILES["casino"].rules.digest()
 
 
@@ -296,7 +296,7 @@ def test_overrides_apply_on_top_of_an_operator_profile(pclient: FlaskClient) -> 
     assert (body["profile"], body["category"], body["payout"]) == ("house-no-tonku", "single_ox", 4)
     assert body["rules"]["ngau_tonku"] is False  # from the operator profile
     expected = apply_overrides(PROFILES["standard"].rules, {"ngau_tonku": False, "payouts": {"single_ox": 4}})
-    assert body["rules"] == expected.as_dict()
+    assert body["rules"] == expected.listed()
     assert body["rules_digest"] == expected.digest() != PROFILES["standard"].rules.digest()
 
 

@@ -314,6 +314,23 @@ def test_cors_is_off_by_default_and_on_from_values(default_render: Rendered, all
     assert all_on_render.env()["GNAU_CORS_ORIGINS"] == "https://game.example,http://localhost:3000"
 
 
+def test_receipts_are_off_by_default_and_mounted_from_an_existing_secret(default_render: Rendered,
+                                                                         all_on_render: Rendered) -> None:
+    """``receipts.existingSecret`` (README, docs/deals-and-receipts.md): the Secret's
+    ``receipt-key.pem`` signs, its other ``*.pem`` entries publish older keys; read-only,
+    not readable by others; the chart never renders the Secret itself."""
+    assert not {"GNAU_RECEIPT_KEY_FILE", "GNAU_RECEIPT_PUBLIC_KEYS"} & set(default_render.env())
+    assert all(v["name"] != "receipt-keys" for v in default_render.pod_spec["volumes"])
+    env = all_on_render.env()
+    assert env["GNAU_RECEIPT_KEY_FILE"] == "/etc/gnau-receipts/receipt-key.pem"
+    assert env["GNAU_RECEIPT_PUBLIC_KEYS"] == "/etc/gnau-receipts"
+    [volume] = [v for v in all_on_render.pod_spec["volumes"] if v["name"] == "receipt-keys"]
+    assert volume["secret"] == {"secretName": "gnau-receipts", "defaultMode": 0o440}
+    [mount] = [m for m in all_on_render.container["volumeMounts"] if m["name"] == "receipt-keys"]
+    assert mount == {"name": "receipt-keys", "mountPath": "/etc/gnau-receipts", "readOnly": True}
+    assert "Secret" not in all_on_render.kinds()
+
+
 def test_env_values_are_strings(any_render: Rendered) -> None:
     for item in any_render.container["env"]:
         assert isinstance(item.get("value"), str), item
@@ -465,7 +482,7 @@ def test_standard_labels_everywhere(any_render: Rendered) -> None:
         ):
             assert labels.get(key), f"{doc['kind']} lacks label {key}"
         assert labels["app.kubernetes.io/instance"] == RELEASE
-        assert labels["app.kubernetes.io/version"] == "1.0.0"
+        assert labels["app.kubernetes.io/version"] == "1.2.0"
 
 
 def test_namespaced_resources_land_in_release_namespace(any_render: Rendered) -> None:
@@ -593,6 +610,6 @@ def test_schema_is_self_contained_and_strict() -> None:
 def test_chart_metadata() -> None:
     chart = yaml.safe_load((CHART_DIR / "Chart.yaml").read_text())
     assert chart["apiVersion"] == "v2"
-    assert chart["appVersion"] == "1.0.0"
+    assert chart["appVersion"] == "1.2.0"
     assert chart["type"] == "application"
     assert (REPO_ROOT / "helm" / "gnau-scoring" / ".helmignore").is_file()

@@ -74,3 +74,37 @@ COMMISSION_ROUNDS: list[tuple[str, dict[str, Any], str, list[tuple[str, int, str
       ("6S 4S QH 3D 5H", 19, "equal", "win", 19, 0, 19)],
      (-3019, 0, -3019), 200, {0: (5000, 4750), 1: (1000, 950)}),
 ]
+
+#: RULES.md section 8, poker-shaped categories: (hand, niu-niu-plus label, label_key,
+#: zh-Hans label, payout, niu-niu label, niu-niu payout).
+SHAPE_ROWS: list[tuple[str, str, str, str, int, str, int]] = [
+    ("7S 7H 7D 9C 9H", "Full House 7", "full_house_7", "葫芦牛 7", 6, "No Ox", 1),
+    ("2S 3S 4S 5S 6S", "Flush", "flush", "同花牛", 5, "Single-Ox 0", 3),
+    ("9S 10H JD QC KH", "Straight K", "straight_k", "顺子牛 K", 5, "Single-Ox 9", 2),
+    ("AS 2H 3D 4C 5H", "Straight 5", "straight_5", "顺子牛 5", 5, "Single-Ox 5", 1),
+    ("2H 5H 9H JH KH", "Flush", "flush", "同花牛", 5, "No Ox", 1),
+    ("4D 4S 4C KH KD", "Full House 4", "full_house_4", "葫芦牛 4", 6, "No Ox", 1),
+    ("JS JH JD QC QH", "Full House J", "full_house_j", "葫芦牛 J", 6, "Five Dukes", 5),
+    ("AS AH AC 2D 2H", "Five Small", "five_small", "五小牛", 8, "Five Small", 5),
+    ("10S JH QD KC AH", "Single-Ox 1", "single_ox_1", "牛一", 1, "Single-Ox 1", 1),
+]
+
+#: RULES.md section 8's override on niu-niu-plus that turns every shape on.
+EVERY_SHAPE: dict[str, Any] = {
+    "straight_flush": True, "dragon": True, "straight_ace_high": True,
+    "ranking": ["five_small", "bomb", "straight_flush", "dragon", "full_house", "flush", "five_dukes", "straight",
+                "single_ox", "no_ox"]}
+
+#: (profile, overrides, hand, label, label_key, zh-Hans label or None, payout or None): the
+#: override rows and the corrected bull-bull rows of RULES.md section 8.
+OVERRIDE_ROWS: list[tuple[str, dict[str, Any], str, str, str, str | None, int | None]] = [
+    ("niu-niu-plus", EVERY_SHAPE, "2S 3S 4S 5S 6S", "Straight Flush 6", "straight_flush_6", "同花顺 6", 10),
+    ("niu-niu-plus", EVERY_SHAPE, "AS 2S 3S 4S 5S", "Straight Flush 5", "straight_flush_5", None, 10),
+    ("niu-niu-plus", EVERY_SHAPE, "AS 2H 3D 4C 5H", "Dragon", "dragon", "一条龙", 8),
+    ("niu-niu-plus", EVERY_SHAPE, "10S JH QD KC AH", "Straight A", "straight_a", None, 5),
+    ("niu-niu-plus", EVERY_SHAPE, "10H JH QH KH AH", "Straight Flush A", "straight_flush_a", None, 10),
+    ("standard", {"full_house": True}, "7S 7H 7D 9C 9H", "Full House 7", "full_house_7", None, None),
+    ("standard", {}, "7S 7H 7D 9C 9H", "Double-Ox 9", "double_ox_9", None, None),
+    ("bull-bull", {}, "AS AH 2C 2D 4H", "No Ox", "no_ox", None, None),
+    ("bull-bull", {}, "10S JH QC QD KH", "Single-Ox 0", "single_ox_0", None, None),
+]

@@ -1,4 +1,4 @@
-"""A deliberately simple Gnau evaluator: the literal reading of RULES.md sections 2-4.
+"""A deliberately simple Gnau evaluator: the literal reading of RULES.md sections 2-4 and 4.1.
 
 Independent of the engine's code (it shares only the :class:`Rules` data): cards are
 plain strings, every one of the ten triples and every 3/6 value assignment is tried, and
@@ -38,9 +38,12 @@ def reference_evaluate(cards: list[str], rules: Rules) -> tuple[str, str, bool]:
     if rules.five_dukes and all(_duke(r, rules) for r in ranks):
         results.append(("five_dukes", 0, "Five Dukes", False))
     limit = rules.five_small_max_points
-    small = all(r in ("A", "2", "3", "4") for r in ranks)
-    if rules.five_small and small and (limit is None or sum(POINTS[r] for r in ranks) <= limit):
+    top = rules.five_small_max_rank
+    small = top is None or all(ORDER.index(r) + 1 <= top for r in ranks)
+    lowest = sum(min(_values(r, rules)) for r in ranks)
+    if rules.five_small and small and (limit is None or lowest <= limit):
         results.append(("five_small", 0, "Five Small", False))
+    results += _poker_shapes(cards, rules)
     if rules.bomb:
         for rank, n in Counter(ranks).items():
             if n >= 4:
@@ -74,3 +77,30 @@ def reference_evaluate(cards: list[str], rules: Rules) -> tuple[str, str, bool]:
 
     category, _, label, nenku = max((r for r in results if rules.enabled(r[0])), key=best_first)
     return category, label, nenku
+
+
+def _poker_shapes(cards: list[str], rules: Rules) -> list[tuple[str, int, str, bool]]:
+    """RULES.md 4.1: straight, flush, full house, straight flush, dragon, by their cards alone."""
+    ranks = [c[:-1] for c in cards]
+    orders = sorted(ORDER.index(r) + 1 for r in ranks)
+    top: str | None = None
+    if len(set(orders)) == 5 and orders[4] - orders[0] == 4:
+        top = ORDER[orders[4] - 1]
+    elif orders == [1, 10, 11, 12, 13] and rules.straight_ace_high:
+        top = "A"
+    strength = 0 if top is None else 14 if top == "A" else ORDER.index(top) + 1
+    one_suit = len({c[-1] for c in cards}) == 1
+    counts = sorted(Counter(ranks).values())
+    found: list[tuple[str, int, str, bool]] = []
+    if top is not None:
+        found.append(("straight", strength, f"Straight {top}", False))
+        if one_suit:
+            found.append(("straight_flush", strength, f"Straight Flush {top}", False))
+    if one_suit:
+        found.append(("flush", 0, "Flush", False))
+    if counts == [2, 3]:
+        three = next(r for r in ranks if ranks.count(r) == 3)
+        found.append(("full_house", ORDER.index(three) + 1, f"Full House {three}", False))
+    if orders == [1, 2, 3, 4, 5]:
+        found.append(("dragon", 0, "Dragon", False))
+    return found

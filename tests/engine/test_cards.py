@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from service.engine.batch import AT_ONCE_FROM
 from service.engine.cards import CARDS, CardError, HandError, accepted_spellings, parse_card, parse_hand
 
 
@@ -85,17 +86,23 @@ def test_read_hands_fast_and_per_hand_paths_agree() -> None:
     from service.engine.batch import Hands, read_hands
     from service.engine.cards import read_hand
 
-    good = [["AS", "2D", "3C", "4H", "5S"], ["as", "as", "Td", "0h", "k♣"]]
+    good = [["AS", "2D", "3C", "4H", "5S"], ["as", "as", "Td", "0h", "k♣"]] * (AT_ONCE_FROM // 2)
     hands, problems = read_hands(good)
+    at_once = hands
     assert isinstance(hands, Hands)
     assert problems == {}
     assert hands == [tuple(read_hand(h)[0]) for h in good]
     assert hands.array.tolist() == [list(h) for h in hands]
+    n = len(good)
     mixed = [*good, "AS", ["AS", "XX", "2D", "3C", "4H"]]
     hands, problems = read_hands(mixed)
     assert not isinstance(hands, Hands)
     assert hands == [read_hand(h)[0] for h in mixed]
-    assert problems == {2: read_hand("AS")[1], 3: read_hand(mixed[3])[1]}
+    assert problems == {n: read_hand("AS")[1], n + 1: read_hand(mixed[n + 1])[1]}
+    few, problems = read_hands(good[:AT_ONCE_FROM - 1])  # below the threshold: hand by hand, the same codes
+    assert not isinstance(few, Hands)
+    assert problems == {}
+    assert [tuple(h) for h in few] == list(at_once[:AT_ONCE_FROM - 1])
 
 
 _NEAR_CARDS = ["AS", "10h", "t♦", "k♣", "0c", "Q♥", "KD!", "K", "", "K,D", "K;", "KX", "AS,", ";", ",", "10", "1OS",
@@ -112,7 +119,7 @@ def test_one_near_miss_among_good_hands_is_read_as_hand_by_hand(token: object, a
     from service.engine.batch import Hands, read_hands
     from service.engine.cards import read_hand
 
-    values: list[list[object]] = [["AS", "10h", "t♦", "k♣", "0c"] for _ in range(3)]
+    values: list[list[object]] = [["AS", "10h", "t♦", "k♣", "0c"] for _ in range(AT_ONCE_FROM)]
     values[at // 5][at % 5] = token
     hands, problems = read_hands(values)
     each = [read_hand(h) for h in values]
@@ -175,6 +182,8 @@ def test_read_hands_equals_hand_by_hand_for_any_tokens(values: list[list[object]
     from service.engine.batch import Hands, read_hands
     from service.engine.cards import read_hand
 
+    good: list[object] = ["AS", "10h", "t♦", "k♣", "0c"]
+    values = [*values, *[good] * AT_ONCE_FROM]  # enough hands for the one-pass reader
     hands, problems = read_hands(values)
     each = [read_hand(h) for h in values]
     assert [list(h) for h in hands] == [codes for codes, _ in each]

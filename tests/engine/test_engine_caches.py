@@ -45,10 +45,10 @@ TABLE_RULES = [apply_overrides(STANDARD, {"ties": "push", "payouts": {"single_ox
 #: Rules that share standard's table (a commission never changes an evaluation) but are
 #: distinct keys for distributions and house edges: more than those sections hold.
 COMMISSION_RULES = [apply_overrides(STANDARD, {"commission_bps": 100 * k}) for k in range(12)]
-#: Rules that never get a table here: the per-rules hand counters.
+#: Rules whose tables are only ever filled class by class here (a few hands each).
 TABLELESS_RULES = [apply_overrides(STANDARD, {"bomb": True, "payouts": {"single_ox": 100 + i}}) for i in range(24)]
 
-SHRUNK = {"tables": 2, "distributions": 4, "house edges": 4, "hands seen without a table": 8}
+SHRUNK = {"tables": 2, "distributions": 4, "house edges": 4}
 
 
 def hands(n: int, seed: int) -> list[tuple[Card, ...]]:
@@ -172,6 +172,6 @@ def test_a_constant_is_built_once_however_many_threads_ask() -> None:
 def test_every_engine_cache_is_a_section_of_the_one_object() -> None:
     """The caches the engine modules keep, by name (a new one must join CACHE too)."""
     assert set(CACHE.sections()) >= {
-        "tables", "hands seen without a table", "formation slots", "distributions", "house edges",
+        "tables", "formation slots", "distributions", "house edges",
         "suited-bonus ox masks", "dense class index", "class by pseudo-rank counts", "card-multiset walk",
     }

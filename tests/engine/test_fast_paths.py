@@ -1,21 +1,19 @@
-"""The fast paths give exactly what the straightforward ones give.
+"""The one resolver and the one formatter give exactly what the literal evaluator gives.
 
-* :func:`service.serialize.evaluation_dicts` (the batch path, straight from card codes
-  through :func:`service.engine.tables.resolve_many`) against
+* :func:`service.engine.tables.resolve` (classes from weights for a few hands, numpy for many;
+  tables complete or filled class by class) written by each of the formatter's outputs
+  (:func:`service.serialize.evaluation_data`, :func:`~service.serialize.evaluation_texts`,
+  :func:`~service.serialize.evaluations_json`, class-only fieldsets too) against
   ``evaluation_dict(evaluate_reference(...))`` hand by hand, under every built-in profile,
-  with one, two and eight decks, suited hands for the suited bonuses, and rules without a
-  table (the reference fallback);
+  with one, two and eight decks, suited hands for the suited bonuses, and rules never seen;
 * the endpoints that use it, end to end, byte for byte after parsing;
 * the one-pass batch validation (:class:`service.schemas.HandsField` over
   :func:`service.engine.cards.read_hands`): every bad card of every hand named by its exact
   JSON pointer, and the same data and messages as reading hand by hand, bad hands mixed in,
   several decks, repeats anywhere in a hand (numpy's repeat check against the loop);
-* the batch JSON writer (:func:`service.serialize.evaluations_json`: numpy for class-only
-  fieldsets, text templates for the rest) byte for byte against ``orjson.dumps`` of the
-  dicts, every profile, one to eight decks, every kind of fieldset, suited bonuses;
 * the collector pause the batch view runs under;
-* the settlement answer (:func:`service.operations.scoring.settlement_answer`, written straight into
-  dicts) against the same data dumped by ``SettlementResponseSchema``.
+* the settlement and ranking answers (written straight into dicts, each evaluation a text of
+  the one formatter) against the same data dumped by the response schemas from the reference.
 
 No timings here: bench/ measures speed.
 """
@@ -33,12 +31,12 @@ import pytest
 from flask.testing import FlaskClient
 
 from service.engine.cards import CARDS, Card, parse_card
-from service.engine.evaluate import BUILD_THRESHOLD, evaluate, use_table
+from service.engine.evaluate import evaluate, resolved
 from service.engine.reference import evaluate_reference
 from service.engine.rules import PROFILES, Rules, apply_overrides
-from service.engine.tables import PLACEMENTS, resolve_many, table_for
+from service.engine.tables import ORDERS, PLACEMENTS, Table, built_table, resolve, table_for
 from service.http import gc_pause
-from service.serialize import evaluation_dict, evaluation_dicts
+from service.serialize import evaluation_data, evaluation_dict, evaluation_texts, evaluations_json, select
 
 PROFILE_NAMES = sorted(PROFILES)
 
@@ -64,60 +62,90 @@ def cards_of(codes: list[int]) -> tuple[Card, ...]:
     return tuple(CARDS[c] for c in codes)
 
 
-def expected(hands: list[list[int]], rules: Rules) -> list[dict[str, Any]]:
-    return [evaluation_dict(evaluate_reference(cards_of(h), rules)) for h in hands]
+def expected(hands: list[list[int]], rules: Rules, fields: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+    return [select(evaluation_dict(evaluate_reference(cards_of(h), rules)), fields) for h in hands]
+
+
+FIELDSETS: list[tuple[str, ...] | None] = [
+    None, ("label", "score"), ("category",), ("payout",), ("category", "label", "score", "payout"),
+    ("hand", "ox", "power"), ("nenku", "suited"), ("ox",), ("label", "suited", "payout"),
+]
+
+
+def formatted(hands: list[list[int]], rules: Rules, fields: tuple[str, ...] | None) -> list[bytes]:
+    """Every output of the one formatter for ``hands``, each as the JSON bytes of its list."""
+    resolution = resolved(hands, rules)
+    outputs = [orjson.dumps([evaluation_data(row, fields) for row in resolution.rows()]),
+               orjson.dumps([orjson.Fragment(t) for t in evaluation_texts(resolution, fields)]),
+               orjson.dumps(evaluations_json(resolution, fields))]
+    if hands:
+        as_batch = read(hands)
+        if hasattr(as_batch, "sorted"):  # read in one pass: numpy's classes and orders
+            outputs.append(orjson.dumps(evaluations_json(resolved(as_batch, rules, sorted_codes=as_batch.sorted,
+                                                                  array=as_batch.array), fields)))
+    return outputs
+
+
+def assert_formatter_equals_the_reference(hands: list[list[int]], rules: Rules) -> None:
+    for fields in FIELDSETS:
+        want = orjson.dumps(expected(hands, rules, fields))
+        for i, got in enumerate(formatted(hands, rules, fields)):
+            assert got == want, (fields, i)
 
 
 @pytest.mark.parametrize("decks", [1, 2, 8])
 @pytest.mark.parametrize("profile", PROFILE_NAMES)
-def test_batch_path_equals_the_reference(profile: str, decks: int) -> None:
+def test_the_formatter_equals_the_reference(profile: str, decks: int) -> None:
     rules = PROFILES[profile].rules
-    table_for(rules)
-    hands = random_hands(3_000, decks, seed=hash((profile, decks)) % 10_000)
-    got = evaluation_dicts(hands, rules)
-    want = expected(hands, rules)
-    assert got == want
-    assert orjson.dumps(got) == orjson.dumps(want)
+    assert_formatter_equals_the_reference(random_hands(1_500, decks, seed=hash((profile, decks)) % 10_000), rules)
 
 
 def test_the_samples_exercise_what_they_should() -> None:
     """The random hands above do reach the suited bonus, the Nenku and every category."""
-    liberal = evaluation_dicts(random_hands(3_000, 1, seed=1), PROFILES["liberal"].rules)
+    liberal = [evaluation_data(r) for r in resolved(random_hands(3_000, 1, seed=1), PROFILES["liberal"].rules).rows()]
     assert any(e["suited"] for e in liberal)
     assert any(e["nenku"] for e in liberal)
     assert any(e["payout"] != 0 and e["suited"] for e in liberal)
-    standard = evaluation_dicts(random_hands(3_000, 2, seed=2), PROFILES["standard"].rules)
+    standard = [evaluation_data(r) for r in resolved(random_hands(3_000, 2, seed=2), PROFILES["standard"].rules).rows()]
     assert {e["category"] for e in standard} >= {"no_ox", "single_ox", "double_ox"}
 
 
 @pytest.mark.parametrize("bonus", ["ox", "hand"])
-def test_suited_bonuses_with_a_table(bonus: str) -> None:
-    rules = apply_overrides(PROFILES["standard"].rules, {"suited_bonus": bonus, "suited_multiplier": 3})
-    table_for(rules)
-    hands = random_hands(2_000, 1, seed=3)
-    assert use_table(rules, len(hands)) is not None
-    got = evaluation_dicts(hands, rules)
-    assert got == expected(hands, rules)
-    assert any(e["suited"] for e in got)
+def test_suited_bonuses(bonus: str) -> None:
+    rules = apply_overrides(PROFILES["standard"].rules, {"suited_bonus": bonus, "suited_multiplier": 3, "bomb": True})
+    hands = random_hands(1_000, 2, seed=3)
+    assert_formatter_equals_the_reference(hands, rules)
+    assert any(e["suited"] for e in expected(hands, rules))
 
 
-def test_rules_without_a_table_use_the_reference() -> None:
-    rules = apply_overrides(Rules(), {"bomb": True, "ties": "push", "double_ox_order": "ace_high"})
-    hands = random_hands(50, 2, seed=4)
-    assert use_table(rules, len(hands)) is None
-    assert evaluation_dicts(hands, rules) == expected(hands, rules)
+def test_never_seen_rules_fill_only_the_classes_their_hands_need() -> None:
+    """Under rules without a table, hands are resolved class by class: a few hands fill a
+    few entries, and what they give equals the reference; completing the table later
+    changes nothing."""
+    rules = apply_overrides(Rules(), {"bomb": True, "ties": "push", "double_ox_order": "ace_high",
+                                      "payouts": {"single_ox_7": 3}})
+    assert built_table(rules) is None
+    hands = random_hands(40, 2, seed=4)
+    assert_formatter_equals_the_reference(hands, rules)
+    table = built_table(rules)
+    assert table is not None
+    assert not table.is_complete
+    assert 0 < table.filled <= len(hands)
+    table.complete()
+    assert table.is_complete
+    assert table.filled == len(table.entries)
+    assert_formatter_equals_the_reference(hands, rules)
 
 
-def test_a_large_batch_builds_the_table() -> None:
-    rules = apply_overrides(Rules(), {"five_small_max_points": 9, "suited_bonus": "ox"})
-    hands = random_hands(BUILD_THRESHOLD, 1, seed=5)
-    got = evaluation_dicts(hands, rules)
-    assert use_table(rules) is not None  # built for this batch, kept for the next
-    assert got == expected(hands, rules)
+def test_a_lazy_table_and_a_complete_one_agree_on_every_class() -> None:
+    rules = apply_overrides(Rules(), {"five_small_max_points": 9, "suited_bonus": "ox", "four_dukes": True})
+    lazy, complete = Table(rules), Table(rules).complete()
+    for k in random.Random(5).sample(range(len(complete.entries)), 500):
+        assert lazy.entry(k) == complete.entry(k)
 
 
 @pytest.mark.parametrize("profile", PROFILE_NAMES)
-def test_scalar_table_evaluate_equals_the_reference(profile: str) -> None:
+def test_evaluate_equals_the_reference(profile: str) -> None:
     rules = PROFILES[profile].rules
     for codes in random_hands(2_000, 2, seed=6):
         assert evaluate(cards_of(codes), rules) == evaluate_reference(cards_of(codes), rules)
@@ -131,14 +159,14 @@ def test_every_input_order_of_one_hand() -> None:
     base = [CARDS.index(c) for c in CARDS if c.text in ("3S", "6H", "8D", "4C", "8H")]
     for order in permutations(base):
         hand = list(order)
-        [got] = evaluation_dicts([hand], rules)
+        [got] = [evaluation_data(r) for r in resolved([hand], rules).rows()]
         assert got == evaluation_dict(evaluate_reference(cards_of(hand), rules))
         assert got["label"] == "Double-Ox 8"
 
 
 def test_placements_map_sorted_positions_back_to_input() -> None:
     hand = [40, 7, 29, 3, 18]  # codes; sorted: 3, 7, 18, 29, 40
-    order = tuple(sorted(range(5), key=hand.__getitem__))
+    order = ORDERS.index(tuple(sorted(range(5), key=hand.__getitem__)))
     for ox, placements in PLACEMENTS.items():
         ox_at, ox_from, power_at, power_from = placements[order]
         sorted_codes = sorted(hand)
@@ -148,14 +176,15 @@ def test_placements_map_sorted_positions_back_to_input() -> None:
         assert [sorted_codes[power[k]] for k in power_from] == [hand[i] for i in power_at]
 
 
-def test_resolve_many_reports_the_chosen_slot() -> None:
+def test_the_resolver_reports_the_chosen_slot() -> None:
     rules = PROFILES["liberal"].rules
     hands = random_hands(500, 1, seed=7)
-    for codes, (entry, slot, projection, suited, payout) in zip(hands, resolve_many(hands, table_for(rules)),
-                                                                strict=True):
-        reference = evaluate_reference(cards_of(codes), rules)
-        assert (entry.category, suited, payout) == (reference.category, reference.suited, reference.payout)
-        assert (slot is None) == (projection is None) == (reference.ox is None)
+    for result in resolve(hands, table_for(rules)).results():
+        reference = evaluate_reference(cards_of(list(result.codes)), rules)
+        assert (result.category, result.suited, result.payout) == (reference.category, reference.suited,
+                                                                    reference.payout)
+        assert (result.slot is None) == (reference.ox is None)
+        assert result.evaluation() == reference
 
 
 # ---------------------------------------------------------------------------------------
@@ -185,7 +214,7 @@ def test_batch_endpoint_with_overrides(client: FlaskClient) -> None:
     hands = random_hands(300, 1, seed=9)
     body = client.post("/v1/evaluations/batch", json={"hands": texts(hands), "rules": overrides}).get_json()
     assert list(body) == ["profile", "rules_digest", "rules", "max_payout", "evaluations"]
-    assert body["rules"] == rules.as_dict()
+    assert body["rules"] == rules.listed()
     assert body["evaluations"] == expected(hands, rules)
 
 
@@ -316,17 +345,30 @@ def test_pause_across_threads() -> None:
 # The single-hand request fast path
 
 
-def _load_both(body: Any) -> tuple[Any, Any]:
-    """The schema's load (fast path first) and marshmallow's own, result or messages."""
+def _plain_data(value: Any) -> Any:
+    """``value`` with every mapping a dict and every sequence (strings aside) a list."""
+    from collections.abc import Mapping, Sequence
+
+    if isinstance(value, Mapping):
+        return {k: _plain_data(v) for k, v in value.items()}
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return [_plain_data(v) for v in value]
+    return value
+
+
+def _load_both(body: Any, schema: Any = None) -> tuple[Any, Any]:
+    """The schema's load (fast path first) and marshmallow's own, result or messages, as
+    plain JSON data (a hand read in one pass is a tuple of codes, one read by the fields a
+    list: the same codes)."""
     from marshmallow import Schema, ValidationError
 
     from service.schemas import EvaluationRequestSchema
 
-    schema = EvaluationRequestSchema()
+    schema = schema or EvaluationRequestSchema()
     out: list[Any] = []
     for load in (schema.load, lambda b: Schema.load(schema, b)):
         try:
-            out.append(load(body))
+            out.append(_plain_data(load(body)))
         except ValidationError as exc:
             out.append(("error", exc.messages))
     return out[0], out[1]
@@ -361,10 +403,111 @@ def test_single_hand_fast_load_equals_the_fields() -> None:
     assert fast_taken > 100
 
 
+def _variants(body: dict[str, Any], entries: str, rng: random.Random) -> list[Any]:
+    """``body`` and bodies that differ from it in one way each (most of them invalid), the
+    way a client gets a request wrong: members of an entry changed, removed or added."""
+    out: list[Any] = [body, [body], {**body, "decks": 2}, {**body, "decks": True}, {**body, "decks": 9},
+                      {**body, "rules": {"bomb": True}}, {**body, "x": 1}, {k: v for k, v in body.items() if k != entries}]
+    changes: list[Any] = [None, 7, "", "x" * 129, "x" * 128, True, 10**12, 10**12 + 1, 0, -1, 2.0, "equal", "triple",
+                          ["AS", "AS", "2D", "3C", "4H"], ["AS", "2D", "3C", "4H"], ["AS", "2D", "3C", "4H", "1S"],
+                          "AS 2D 3C 4H 5S", {"hand": []}]
+    for _ in range(80):
+        items = [dict(e) for e in body[entries]]
+        item = rng.choice(items)
+        key = rng.choice(["id", "hand", "stake", "bet", "extra"])
+        if rng.random() < 0.2:
+            item.pop(key, None)
+        else:
+            item[key] = rng.choice(changes)
+        out.append({**body, entries: items})
+    out.append({**body, entries: body[entries][:1]})
+    out.append({**body, entries: [*body[entries], "not an object"]})
+    return out
+
+
+def test_ranking_fast_load_equals_the_fields() -> None:
+    from service.schemas import RankingRequestSchema
+
+    rng = random.Random(21)
+    schema = RankingRequestSchema()
+    taken = 0
+    for n in (2, 3, 47, 48, 200):
+        hands = [[CARDS[c].text for c in h] for h in random_hands(n, 1, seed=n)]
+        body = {"hands": [({"id": f"h{i}"} if i % 3 else {}) | {"hand": h} for i, h in enumerate(hands)]}
+        for variant in _variants(body, "hands", rng):
+            fast, fields = _load_both(variant, schema)
+            assert fast == fields, variant
+            taken += RankingRequestSchema._plain(variant) is not None
+    assert taken > 40
+
+
+def test_settlement_fast_load_equals_the_fields() -> None:
+    from service.schemas import SettlementRequestSchema
+
+    rng = random.Random(22)
+    schema = SettlementRequestSchema()
+    taken = 0
+    for players, decks in ((1, 1), (9, 1), (10, 2), (30, 4)):
+        shoe = rng.sample([c for c in range(52) for _ in range(decks)], 5 * (players + 1))
+        text = [CARDS[c].text for c in shoe]
+        body: dict[str, Any] = {"dealer": {"hand": text[:5]}, "players": [
+            {"id": f"p{i}", "hand": text[5 * i:5 * i + 5], "stake": 10 * i} | ({"bet": "equal"} if i % 2 else {})
+            for i in range(1, players + 1)]} | ({"decks": decks} if decks > 1 else {})
+        # The round forms (RULES.md 6.4-6.5): the one-pass reader takes the valid ones, and loads them as the
+        # fields do.
+        unstaked = [{k: v for k, v in p.items() if k != "stake"} for p in body["players"]]
+        round_forms: list[Any] = [
+            {**body, "base": 10}, {**body, "base": 10, "players": [p | {"bet_multiple": 2} for p in unstaked]},
+            {**body, "base": 10, "dealer": {**body["dealer"], "bid_multiple": 3, "balance": 9}, "players": unstaked},
+            {**body, "dealer": {**body["dealer"], "bid_multiple": 2}}, {**body, "dealer": {**body["dealer"], "balance": 5}},
+            {**body, "players": [p | {"balance": 5} for p in body["players"]]},
+            {**body, "players": [p | {"bet_multiple": 2} for p in body["players"]]},
+            {**body, "base": 10**12, "players": [p | {"bet_multiple": 2} for p in unstaked]}]
+        for variant in [*_variants(body, "players", rng), {**body, "dealer": {"hand": text[5:10]}},
+                        {**body, "dealer": {"hand": text[:5], "id": "d"}}, *round_forms]:
+            fast, fields = _load_both(variant, schema)
+            assert fast == fields, variant
+            taken += SettlementRequestSchema._plain(variant) is not None
+        assert [SettlementRequestSchema._plain(variant) is not None for variant in round_forms] == [
+            False, True, True, False, True, True, False, False]
+    assert taken > 40
+
+
+def test_showdown_fast_load_equals_the_fields() -> None:
+    from service.one_pass import plain_showdown
+    from service.schemas import ShowdownRequestSchema
+
+    rng = random.Random(23)
+    schema = ShowdownRequestSchema()
+    taken = 0
+    for players, decks in ((2, 1), (10, 1), (11, 2), (30, 4)):
+        shoe = rng.sample([c for c in range(52) for _ in range(decks)], 5 * players)
+        text = [CARDS[c].text for c in shoe]
+        body: dict[str, Any] = {"base": 10, "players": [
+            {"id": f"p{i}", "hand": text[5 * i:5 * i + 5]} | ({"bet_multiple": i % 100 + 1} if i % 2 else {})
+            | ({"balance": 10 * i} if i % 3 else {}) for i in range(players)]} | ({"decks": decks} if decks > 1 else {})
+        variants = [*_variants(body, "players", rng), {k: v for k, v in body.items() if k != "base"},
+                    {**body, "base": 0}, {**body, "base": 10**12}, {**body, "base": True}, {**body, "dealer": {}},
+                    {**body, "players": [p | {"bet_multiple": 101} for p in body["players"]]},
+                    {**body, "players": [p | {"balance": -1} for p in body["players"]]},
+                    {**body, "players": [p | {"stake": 5} for p in body["players"]]},
+                    {**body, "players": body["players"][:1]}]
+        for variant in variants:
+            fast, fields = _load_both(variant, schema)
+            assert fast == fields, variant
+            taken += plain_showdown(variant) is not None
+        assert plain_showdown(body) is not None
+    assert taken > 12
+
+
 @pytest.mark.parametrize("profile", PROFILE_NAMES)
 def test_settlement_answer_is_the_schema_dump(profile: str) -> None:
-    from service.operations.scoring import load_body, settlement_answer, settlement_answer_dumped
+    """The hot path's answer (dicts and formatter texts) is what the response schema dumps
+    from the reference evaluator's results, member for member and in order."""
+    from service.engine.settle import settle
+    from service.operations.scoring import load_body, settlement_answer
     from service.profiles import ProfileRegistry
+    from service.response_schemas import SettlementResponseSchema
     from service.schemas import SettlementRequestSchema
 
     rng = random.Random(f"settle-{profile}")
@@ -381,106 +524,94 @@ def test_settlement_answer_is_the_schema_dump(profile: str) -> None:
         errors: list[Any] = []
         s = load_body(SettlementRequestSchema(), body, profile, ProfileRegistry(), errors)
         assert s is not None, errors
-        answer, evaluations = settlement_answer(s)
-        assert orjson.dumps(answer) == orjson.dumps(settlement_answer_dumped(s))  # same data, same order
-        assert [evaluation_dict(e) for e in evaluations] == [answer["dealer"]["evaluation"]] + [
-            p["evaluation"] for p in answer["players"]]
+        answer, _ = settlement_answer(s)
+        reference = [evaluate_reference(cards_of(shoe[5 * i:5 * i + 5]), s.rules) for i in range(players + 1)]
+        seats = s.data["players"]
+        result = settle(reference[0], [(e, p["stake"]) for e, p in zip(reference[1:], seats, strict=True)], s.rules,
+                        [p["bet"] for p in seats])
+        from service.engine.exposure import table_exposure
+        exposure = table_exposure([(p["stake"], p["bet"]) for p in seats], s.rules)
+        dumped = SettlementResponseSchema().dump(s.context | {
+            "dealer": {"evaluation": result.dealer, "gross": result.dealer_gross, "commission": result.dealer_commission,
+                       "net": result.dealer_net, "exposure": exposure.dealer},
+            "players": [{"id": p["id"], "evaluation": r.evaluation, "stake": r.stake, "bet": r.bet,
+                         "outcome": r.outcome, "gross": r.gross, "commission": r.commission, "amount": r.amount,
+                         "exposure": x} for p, r, x in zip(seats, result.players, exposure.players, strict=True)],
+            "house": result.house})
+        assert orjson.dumps(answer) == orjson.dumps(dumped)  # same data, same order
+
+
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+def test_ranking_answer_is_the_schema_dump(profile: str) -> None:
+    from service.engine.compare import rank_hands
+    from service.operations.scoring import load_body, ranking_answer
+    from service.profiles import ProfileRegistry
+    from service.response_schemas import RankingResponseSchema
+    from service.schemas import RankingRequestSchema
+
+    codes = random_hands(300, 2, seed=hash(("rank", profile)) % 1000)
+    entries: list[dict[str, Any]] = [({"id": f"h{i}"} if i % 5 else {}) | {"hand": [CARDS[c].text for c in h]}
+                                     for i, h in enumerate(codes)]
+    body = {"decks": 2, "hands": entries}
+    errors: list[Any] = []
+    s = load_body(RankingRequestSchema(), body, profile, ProfileRegistry(), errors)
+    assert s is not None, errors
+    for fields in (None, ("label", "score"), ("hand", "ox")):
+        answer, _ = ranking_answer(s, fields)
+        reference = [evaluate_reference(cards_of(h), s.rules) for h in codes]
+        ranking = [{"index": r.index, "id": entries[r.index].get("id"), "position": r.position,
+                    "evaluation": r.evaluation} for r in rank_hands(reference, s.rules)]
+        dumped = RankingResponseSchema().dump(s.context | {"ranking": ranking})
+        for item in dumped["ranking"]:
+            item["evaluation"] = select(dict(item["evaluation"]), fields)
+        assert orjson.dumps(answer) == orjson.dumps(dumped)
 
 
 def test_commission_shares_the_evaluation_table() -> None:
-    """Commission never changes an evaluation: bull-bull evaluates with niu-niu's table, and
-    a per-request commission override needs no table of its own."""
-    niu_niu, bull_bull = PROFILES["niu-niu"].rules, PROFILES["bull-bull"].rules
+    """Commission never changes an evaluation: bull-bull without its commission evaluates
+    with bull-bull's table, and a per-request commission override needs no table of its own."""
+    bull_bull = PROFILES["bull-bull"].rules
+    niu_niu = apply_overrides(bull_bull, {"commission_bps": 0})  # bull-bull's hands, no commission
     assert table_for(bull_bull) is table_for(niu_niu)
     custom = apply_overrides(PROFILES["standard"].rules, {"commission_bps": 123, "dealer_commission_bps": 45})
     standard = table_for(PROFILES["standard"].rules)
-    assert use_table(custom) is standard
+    assert resolved([[0, 1, 2, 3, 4]], custom).table is standard
     hands = random_hands(50, 1, seed=13)
-    assert evaluation_dicts(hands, bull_bull) == evaluation_dicts(hands, niu_niu) == expected(hands, bull_bull)
+    assert formatted(hands, bull_bull, None) == formatted(hands, niu_niu, None)
+    assert_formatter_equals_the_reference(hands, bull_bull)
 
 
 # ---------------------------------------------------------------------------------------
-# The batch reader and JSON writer (issue 15): one pass for valid batches, numpy for
-# repeats and class-only fields, text templates for full answers
-
-
-FIELDSETS: list[tuple[str, ...] | None] = [
-    None, ("label", "score"), ("category",), ("payout",), ("category", "label", "score", "payout"),
-    ("hand", "ox", "power"), ("nenku", "suited"), ("ox",), ("label", "suited", "payout"),
-]
+# The batch reader and JSON writer: one pass for valid batches, numpy for repeats and
+# class-only fields, text templates for full answers
 
 
 def read(codes: list[list[int]]) -> Any:
-    from service.engine.batch import Hands, read_hands
+    from service.engine.batch import AT_ONCE_FROM, Hands, read_hands
 
     hands, problems = read_hands(texts(codes))
     assert not problems
-    assert isinstance(hands, Hands)
+    assert isinstance(hands, Hands) == (len(codes) >= AT_ONCE_FROM)
     return hands
-
-
-@pytest.mark.parametrize("decks", [1, 2, 8])
-@pytest.mark.parametrize("profile", PROFILE_NAMES)
-def test_batch_json_equals_the_dicts(profile: str, decks: int) -> None:
-    from service.serialize import evaluations_json
-
-    rules = PROFILES[profile].rules
-    codes = random_hands(1_500, decks, seed=hash(("json", profile, decks)) % 10_000)
-    hands = read(codes)
-    categories = Counter(e["category"] for e in expected(codes, rules))
-    for fields in FIELDSETS:
-        text, got_categories = evaluations_json(hands, rules, fields)
-        assert orjson.dumps({"e": text}) == orjson.dumps({"e": evaluation_dicts(codes, rules, fields)}), fields
-        assert got_categories == categories
-        assert {type(c) for c in got_categories} == {str}  # plain names, as the other paths give
-        assert evaluations_json(codes, rules, fields)[1] == categories
-        # Lists (not read in one pass) take the dict path: the same text.
-        assert orjson.dumps(evaluations_json(codes, rules, fields)[0]) == orjson.dumps(text)
 
 
 @pytest.mark.parametrize("extra", [-1, 0, 1, 255])
 @pytest.mark.parametrize("chunks", [0, 1, 2])
 def test_batch_json_at_the_writers_chunk_boundaries(chunks: int, extra: int) -> None:
     """The full writer joins its texts a chunk at a time: sizes on and beside the
-    boundaries give the same text as the dicts (no hand lost, doubled or left without
-    its comma)."""
+    boundaries give the same text as the reference (no hand lost, doubled or left without
+    its comma), and the hands are counted by category."""
     from service import serialize
 
     n = max(0, chunks * serialize._CHUNK + extra)
     rules = PROFILES["standard"].rules
-    table = table_for(rules)
-    assert use_table(rules, n) is table  # the table's writer, whatever the size
     codes = random_hands(n, 1, seed=n)
-    text, categories = serialize.evaluations_json(read(codes), rules)
-    dicts = evaluation_dicts(codes, rules)
-    assert orjson.dumps({"e": text}) == orjson.dumps({"e": dicts})
-    assert categories == Counter(e["category"] for e in dicts)
+    want = expected(codes, rules)
+    assert formatted(codes, rules, None)[2] == orjson.dumps(want)
+    categories = resolved(codes, rules).categories()
+    assert categories == Counter(e["category"] for e in want)
     assert sum(categories.values()) == n
     assert 0 not in categories.values()
-
-
-@pytest.mark.parametrize("bonus", ["ox", "hand"])
-def test_batch_json_under_suited_bonuses_with_a_table(bonus: str) -> None:
-    from service.serialize import evaluations_json
-
-    rules = apply_overrides(PROFILES["standard"].rules, {"suited_bonus": bonus, "suited_multiplier": 3, "bomb": True})
-    table_for(rules)
-    codes = random_hands(2_000, 2, seed=14)
-    hands = read(codes)
-    for fields in FIELDSETS:
-        assert orjson.dumps(evaluations_json(hands, rules, fields)[0]) == orjson.dumps(
-            evaluation_dicts(codes, rules, fields))
-    assert any(e["suited"] for e in evaluation_dicts(codes, rules))
-
-
-def test_batch_json_without_a_table_uses_the_reference() -> None:
-    from service.serialize import evaluations_json
-
-    rules = apply_overrides(Rules(), {"bomb": True, "ties": "push", "double_ox_order": "ace_high", "five_small": False})
-    codes = random_hands(60, 2, seed=15)
-    assert use_table(rules, len(codes)) is None
-    text, _ = evaluations_json(read(codes), rules)
-    assert orjson.loads(orjson.dumps(text)) == expected(codes, rules)
 
 
 @pytest.mark.parametrize("overrides", [{}, {"double_ox_order": "ace_high"}, {"three_six_pair": True, "bomb": True},
@@ -491,15 +622,15 @@ def test_a_score_names_one_label_category_and_payout(profile: str, overrides: di
     same category, label and payout."""
     rules = apply_overrides(PROFILES[profile].rules, overrides) if overrides else PROFILES[profile].rules
     seen: dict[int, tuple[str, str, int]] = {}
-    for entry in table_for(rules).entries:
+    for entry in table_for(rules).every:
         assert seen.setdefault(entry.score, (entry.category, entry.label, entry.payout)) == (
             entry.category, entry.label, entry.payout)
 
 
 def test_labels_and_card_texts_need_no_json_escapes() -> None:
     """What the templates rely on: these strings go into the JSON text as they are."""
-    strings = {c.text for c in CARDS} | {e.label for p in PROFILES.values() for e in table_for(p.rules).entries}
-    strings |= {e.category for e in table_for(PROFILES["niu-niu"].rules).entries}
+    strings = {c.text for c in CARDS} | {e.label for p in PROFILES.values() for e in table_for(p.rules).every}
+    strings |= {e.category for e in table_for(PROFILES["niu-niu"].rules).every}
     assert all(orjson.dumps(s) == b'"' + s.encode() + b'"' for s in strings)
 
 
@@ -571,7 +702,7 @@ def test_batch_reading_equals_hand_by_hand(decks: int) -> None:
             assert list(messages["hands"]) == list(want["hands"])  # the order of the pointers
         else:
             assert loaded is not None
-            assert list(loaded["hands"]) == [tuple(read_hand(h)[0]) for h in hands]
+            assert [tuple(h) for h in loaded["hands"]] == [tuple(read_hand(h)[0]) for h in hands]
 
 
 def test_batch_endpoint_with_mixed_bad_hands_and_decks(client: FlaskClient) -> None:

@@ -20,13 +20,15 @@ import pytest
 from flask.testing import FlaskClient
 
 from bench.edge_table import edge_table
+from service.engine.bets import BET_NAMES as BETS
 from service.engine.cards import CARD_CODES, CARDS, Card
+from service.engine.categories import label_text
 from service.engine.distribution import distribution, labels_of
 from service.engine.evaluate import evaluate
 from service.engine.house_edge import house_edge, house_edge_method
 from service.engine.odds import Odds, OddsError, odds
 from service.engine.rules import PROFILES, Rules, apply_overrides
-from service.engine.settle import BETS, settle_one
+from service.engine.settle import settle_one
 from service.http.app import create_app
 from tests import ROOT
 from tests.engine.test_exhaustive import PINNED_COUNTS
@@ -45,6 +47,22 @@ RULE_SETS: dict[str, Rules] = {name: p.rules for name, p in PROFILES.items()} | 
     "commission-suited-push": apply_overrides(PROFILES["liberal"].rules, {"ties": "push", "commission_bps": 1}),
     "commission-hand-bonus-high-card": apply_overrides(
         PROFILES["standard"].rules, {"suited_bonus": "hand", "ties": "high_card", "commission_bps": 10_000}),
+    # Issue 24's knobs and shapes: Bombs ordered by their cards under dealer ties (with a
+    # commission), Five Dukes left to the tie rule, Five Small up to 5, and the poker shapes
+    # under dealer ties (the house edge is then not computed: it is not 0 by symmetry).
+    "bomb-high-card-dealer": apply_overrides(PROFILES["standard"].rules, {
+        "bomb": True, "bomb_order": "high_card", "commission_bps": 250}),
+    "five-dukes-no-push": apply_overrides(PROFILES["niu-niu"].rules, {"five_dukes_push": False}),
+    "small-to-five": apply_overrides(PROFILES["standard"].rules, {"five_small_max_rank": 5,
+                                                                 "five_small_max_points": 12}),
+    "shapes-dealer": apply_overrides(PROFILES["standard"].rules, {
+        "straight": True, "flush": True, "full_house": True, "straight_flush": True, "dragon": True,
+        "straight_ace_high": True}),
+    # A tie the dealer takes costs one stake (RULES.md 6.4, tie_payout; DECISIONS 30: exact).
+    "flat-tie": apply_overrides(PROFILES["standard"].rules, {"tie_payout": "stake"}),
+    "flat-tie-suited-commission": apply_overrides(PROFILES["liberal"].rules,
+                                                  {"tie_payout": "stake", "commission_bps": 333}),
+    "flat-tie-high-card": apply_overrides(PROFILES["niu-niu"].rules, {"tie_payout": "stake"}),
 }
 
 
@@ -63,9 +81,9 @@ def cards(values: list[int] | tuple[int, ...]) -> list[Card]:
 def test_standard_distribution_has_the_issue_counts() -> None:
     d = distribution(PROFILES["standard"].rules)
     assert d.total == ONE_DECK == sum(d.counts.values()) == sum(d.categories.values())
-    assert (d.counts["Five Dukes"], d.counts["Five Small"], d.counts["Ngau Tonku"], d.counts["No Ox"]) == (
+    assert (d.counts["five_dukes"], d.counts["five_small"], d.counts["ngau_tonku"], d.counts["no_ox"]) == (
         792, 4368, 26539, 568928)
-    assert d.probability("Five Small") == Fraction(4368, ONE_DECK)
+    assert d.probability("five_small") == Fraction(4368, ONE_DECK)
 
 
 @pytest.mark.parametrize("name", list(PROFILES))
@@ -75,23 +93,23 @@ def test_every_profile_distribution_sums_to_one_deck(name: str) -> None:
     assert d.total == sum(d.counts.values()) == ONE_DECK
     assert list(d.counts) == [label for label, _, _ in labels_of(rules)]  # strongest first, zeros kept
     if name in PINNED_COUNTS:  # pinned by the exhaustive walk of every hand
-        assert {k: v for k, v in d.counts.items() if v} == PINNED_COUNTS[name]
+        assert {label_text(k): v for k, v in d.counts.items() if v} == PINNED_COUNTS[name]
 
 
 def test_impossible_labels_are_listed_with_zero() -> None:
     d = distribution(PROFILES["liberal"].rules)  # three_six_pair: 3-3 is Double-Ox 6
-    assert d.counts["Double-Ox 3"] == 0
-    assert d.counts["Double-Ox 6"] > distribution(PROFILES["tens-are-dukes"].rules).counts["Double-Ox 6"]
+    assert d.counts["double_ox_3"] == 0
+    assert d.counts["double_ox_6"] > distribution(PROFILES["tens-are-dukes"].rules).counts["double_ox_6"]
 
 
 SMALL_DECK = codes("AS AH 2S 3S 3H 4D 5S 6H 7S 9S 10S JS JH QS KS")
 RANDOM_DECK = sorted(random.Random(20261130).sample(range(52), 14))
 
 
-@pytest.mark.parametrize("name", ["standard", "niu-niu", "liberal"])
+@pytest.mark.parametrize("name", ["standard", "niu-niu", "liberal", "niu-niu-plus", "shapes-dealer", "small-to-five"])
 def test_distribution_on_a_small_deck_matches_brute_force(name: str) -> None:
     rules = RULE_SETS[name]
-    brute = Counter(evaluate(cards(h), rules).label for h in combinations(SMALL_DECK, 5))
+    brute = Counter(evaluate(cards(h), rules).label_key for h in combinations(SMALL_DECK, 5))
     d = distribution(rules, deck=SMALL_DECK)
     assert d.total == comb(15, 5)
     assert {k: v for k, v in d.counts.items() if v} == dict(brute)
@@ -132,6 +150,8 @@ def brute_house_edge(name: str, deck: list[int], bet: str = "double") -> tuple[F
 
 
 def _not_computed(rules: Rules, bet: str) -> bool:
+    if rules.suit_categories:  # a flush: computed only where it is 0 by symmetry
+        return rules.ties == "dealer" or bool(rules.commission_bps)
     return bet == "double" and bool(rules.commission_bps) and rules.suited_bonus != "none" and rules.ties == "high_card"
 
 
@@ -152,7 +172,7 @@ def test_house_edge_matches_brute_force_on_a_small_deck(name: str, bet: str) -> 
 
 @pytest.mark.parametrize("bet", BETS)
 @pytest.mark.parametrize("name", ["standard", "liberal", "niu-niu", "hand-bonus-dealer", "bull-bull",
-                                  "commission-suited-dealer"])
+                                  "commission-suited-dealer", "niu-niu-plus"])
 def test_house_edge_matches_brute_force_on_a_random_deck(name: str, bet: str) -> None:
     he = house_edge(RULE_SETS[name], deck=RANDOM_DECK, bet=bet)
     assert (he.player_expected_gross, he.player_expected_net) == brute_house_edge(name, RANDOM_DECK, bet)
@@ -161,7 +181,7 @@ def test_house_edge_matches_brute_force_on_a_random_deck(name: str, bet: str) ->
 def test_bull_bull_house_edge_is_positive_for_both_bets_and_niu_niu_stays_zero() -> None:
     for bet in BETS:
         bb = house_edge(PROFILES["bull-bull"].rules, bet=bet)
-        nn = house_edge(PROFILES["niu-niu"].rules, bet=bet)
+        nn = house_edge(apply_overrides(PROFILES["bull-bull"].rules, {"commission_bps": 0}), bet=bet)
         assert bb.edge > 0, bet
         assert bb.player_expected_gross == nn.player_expected_net == nn.edge == 0
         assert bb.edge == bb.player_expected_commission
@@ -380,8 +400,13 @@ def test_distribution_endpoint(client: FlaskClient) -> None:
     body = response.get_json()
     assert body["total"] == ONE_DECK == sum(e["hands"] for e in body["labels"])
     first = body["labels"][0]
-    assert first == {"label": "Five Dukes", "category": "five_dukes", "score": 800, "hands": 792,
-                     "fraction": "33/108290", "probability": 792 / ONE_DECK}
+    assert first == {"label": "Five Dukes", "label_key": "five_dukes", "category": "five_dukes", "score": 800,
+                     "hands": 792, "fraction": "33/108290", "probability": 792 / ONE_DECK}
+    assert response.headers["Content-Language"] == "en"
+    chinese = client.get("/v1/profiles/standard/distribution?lang=zh-Hant")
+    assert chinese.headers["Content-Language"] == "zh-Hant"
+    assert [e["label"] for e in chinese.get_json()["labels"][:3]] == ["五花牛", "五小牛", "牛冬菇"]
+    assert [e["label_key"] for e in chinese.get_json()["labels"]] == [e["label_key"] for e in body["labels"]]
     by_label = {e["label"]: e["hands"] for e in body["labels"]}
     assert (by_label["Five Small"], by_label["Ngau Tonku"], by_label["No Ox"]) == (4368, 26539, 568928)
     assert [c["category"] for c in body["categories"]] == [
@@ -409,9 +434,19 @@ def test_custom_rule_analyses(client: FlaskClient) -> None:
     rules = {"three_six_swap": False}
     body = client.post("/v1/analyses/distribution", json={"rules": rules}).get_json()
     expected = distribution(apply_overrides(PROFILES["standard"].rules, rules))
-    assert {e["label"]: e["hands"] for e in body["labels"]} == expected.counts
+    assert {e["label_key"]: e["hands"] for e in body["labels"]} == expected.counts
     same = client.post("/v1/analyses/distribution?profile=niu-niu", json={}).get_json()
     assert same["labels"] == client.get("/v1/profiles/niu-niu/distribution").get_json()["labels"]
+    # A suit category under dealer ties: not computed for any bet, a 400 naming the rules.
+    for body, where in (({"rules": {"flush": True}}, {"pointer": "/rules"}),
+                        ({"rules": {"straight_flush": True, "ties": "push", "commission_bps": 1}, "bet": "equal"},
+                         {"pointer": "/rules"})):
+        refused = client.post("/v1/analyses/house-edge", json=body)
+        assert refused.status_code == 400
+        assert [{k: v for k, v in e.items() if k != "detail"} for e in refused.get_json()["errors"]] == [where]
+        assert "depends on suits" in refused.get_json()["detail"]
+    assert client.post("/v1/analyses/house-edge?profile=niu-niu-plus", json={}).get_json()["house_edge"] == {
+        "fraction": "0/1", "value": 0.0}
     bad = client.post("/v1/analyses/house-edge?profile=nope", json={"rules": {"ties": "coin"}, "deck": []})
     assert sorted(pointers(bad)) == ["/deck", "/rules/ties", "?profile"]
 
@@ -463,7 +498,7 @@ def test_odds_endpoint_gives_both_bets_after_commission(client: FlaskClient) -> 
         assert commission == Fraction(5, 100) * (3 if bet == "double" else 1) * got.win
     assert body["expected_net"] == body["bets"]["double"]["expected_net"]
     # Without a commission, the double bet's net is the expected net as it always was.
-    plain = client.post("/v1/odds?profile=niu-niu", json={"hand": hand}).get_json()
+    plain = client.post("/v1/odds?profile=bull-bull", json={"hand": hand, "rules": {"commission_bps": 0}}).get_json()
     assert plain["bets"]["double"]["expected_gross"] == plain["expected_net"] == body["bets"]["double"]["expected_gross"]
     assert plain["bets"]["equal"]["expected_commission"] == {"fraction": "0/1", "value": 0.0}
 
@@ -478,10 +513,11 @@ def test_house_edge_endpoints_take_the_bet(client: FlaskClient) -> None:
         assert bb["player_expected_gross"] == {"fraction": "0/1", "value": 0.0}
         assert bb["player_expected_commission"] == bb["house_edge"]
         assert "exactly from the rate" in bb["method"]
-        nn = client.get(f"/v1/profiles/niu-niu/house-edge?bet={bet}").get_json()
+        nn = client.post("/v1/analyses/house-edge?profile=bull-bull",
+                         json={"rules": {"commission_bps": 0}, "bet": bet}).get_json()
         assert nn["house_edge"] == {"fraction": "0/1", "value": 0.0}
         assert "exactly from the rate" not in nn["method"]
-        custom = client.post("/v1/analyses/house-edge?profile=niu-niu",
+        custom = client.post("/v1/analyses/house-edge?profile=bull-bull",
                              json={"rules": {"commission_bps": 500}, "bet": bet}).get_json()
         assert custom["house_edge"] == bb["house_edge"]
     default = client.get("/v1/profiles/bull-bull/house-edge").get_json()

@@ -23,14 +23,14 @@ from flask.testing import FlaskClient
 
 from service.cli import cli
 from service.engine.cards import CARD_CODES, CARDS, Card
+from service.engine.categories import label_text
 from service.engine.evaluate import evaluate
 from service.engine.hand import Evaluation
 from service.engine.odds import OddsError, odds
-from service.engine.partial import partial_odds
-from service.engine.partial_classes import by_classes, class_path_applies
+from service.engine.partial import by_classes, class_path_applies, partial_odds
 from service.engine.partial_walk import by_walk
 from service.engine.rules import PROFILES, Rules, apply_overrides
-from service.engine.settle import Bet, settle_one
+from service.engine.settle import settle_one
 from service.http.app import create_app
 from tests import ROOT
 from tests.engine.test_odds import RULE_SETS
@@ -63,7 +63,7 @@ class Brute:
             found = self.seen[key] = evaluate(cards(key), self.rules)
         return found
 
-    def settle(self, me: Evaluation, opponent: Evaluation, role: str, bet: Bet) -> tuple[str, int, int]:
+    def settle(self, me: Evaluation, opponent: Evaluation, role: str, bet: str) -> tuple[str, int, int]:
         """The caller's outcome, gross and commission against one opponent hand at stake
         :data:`BIG`: the player pays the commission on its own wins; as the dealer the
         caller pays none (no dealer commission in these rules)."""
@@ -74,17 +74,17 @@ class Brute:
         return {"win": "lose", "lose": "win", "push": "push"}[r.outcome], -r.gross, 0
 
     def odds(self, known: list[int], pool: list[int], role: str) -> tuple[tuple[int, int, int, int, int, dict[str, int]],
-                                                                            dict[Bet, tuple[Fraction, Fraction, Fraction]]]:
+                                                                            dict[str, tuple[Fraction, Fraction, Fraction]]]:
         """(deals, wins, losses, pushes, gross, completions per label) over every deal, and
         each bet's expected (gross, commission, net) per unit stake."""
         tally: Counter[str] = Counter()
         labels: Counter[str] = Counter()
-        sums: dict[Bet, list[int]] = {"double": [0, 0], "equal": [0, 0]}
+        sums: dict[str, list[int]] = {"double": [0, 0], "equal": [0, 0]}
         deals = 0
         positions = range(len(pool))
         for comp in combinations(positions, 5 - len(known)):
             me = self.ev(known + [pool[i] for i in comp])
-            labels[me.label] += 1
+            labels[me.label_key] += 1
             rest = [pool[i] for i in positions if i not in comp]
             for opponent_cards in combinations(rest, 5):
                 opponent = self.ev(opponent_cards)
@@ -135,7 +135,7 @@ def test_every_completion_and_opponent_hand_matches_brute_force(name: str, decks
             assert got.completions == comb(len(pool), 5 - known_count)
 
 
-@pytest.mark.parametrize("name", ["standard", "liberal", "niu-niu"])
+@pytest.mark.parametrize("name", ["standard", "liberal", "niu-niu", "niu-niu-plus"])
 def test_four_known_cards_on_a_full_deck_sum_the_five_card_odds(name: str) -> None:
     """Full deck, no dead cards: the 4-card answer is the sum of the 5-card odds of every fifth card."""
     rules = PROFILES[name].rules
@@ -172,6 +172,12 @@ def test_three_known_cards_with_two_decks_and_dead_cards_sum_the_four_card_odds(
     ("niu-niu", "JS 9H 2C", "", "dealer"),
     ("ox-bonus-push", "5S 5H 10S 3D", "KS", "player"),
     ("hand-bonus-dealer", "2H 7H JH", "", "dealer"),
+    # A flush category (issue 24): the opponent's one-suit hands corrected one by one.
+    ("niu-niu-plus", "2S 3S 4S 5S", "", "player"),
+    ("niu-niu-plus", "7S 7H 7D", "9C", "dealer"),
+    ("shapes-dealer", "10H JH QH", "", "player"),
+    ("shapes-dealer", "AS 2S 3S 4S", "KH", "dealer"),
+    ("bomb-high-card-dealer", "JS JH JC", "", "player"),
 ])
 def test_the_class_sums_agree_with_the_multiset_walk_on_a_full_deck(name: str, known: str, dead: str,
                                                                      role: str) -> None:
@@ -267,7 +273,7 @@ def test_worked_check_four_known_cards() -> None:
     """README's worked check: AS KH 10D 4C, standard, one deck."""
     p = partial_odds(cards(codes("AS KH 10D 4C")), PROFILES["standard"].rules)
     assert p.completions == 48
-    assert [(o.label, o.completions, [str(CARDS[c]) for c in o.cards]) for o in p.outcomes] == [
+    assert [(label_text(o.label_key), o.completions, [str(CARDS[c]) for c in o.cards]) for o in p.outcomes] == [
         ("Ngau Tonku", 8, ["3D", "3C", "3H", "3S", "6D", "6C", "6H", "6S"]),
         ("Single-Ox 0", 4, ["5D", "5C", "5H", "5S"]),
         ("Single-Ox 5", 14, ["10C", "10H", "10S", "JD", "JC", "JH", "JS", "QD", "QC", "QH", "QS", "KD", "KC", "KS"]),
@@ -278,7 +284,8 @@ def test_worked_check_four_known_cards() -> None:
     readme = (ROOT / "README.md").read_text()
     section = readme[readme.index("<!-- partial-odds-check -->"):readme.index("<!-- /partial-odds-check -->")]
     for o in p.outcomes:
-        assert re.search(rf"\| {re.escape(o.label)} \| {o.completions}/48 \| {o.completions / 48:.4f} \|", section), o.label
+        label = label_text(o.label_key)
+        assert re.search(rf"\| {re.escape(label)} \| {o.completions}/48 \| {o.completions / 48:.4f} \|", section), label
     assert f"{float(p.win):.6f}" in section
     assert f"{float(p.expected_net):+.6f}" in section
 
@@ -449,7 +456,7 @@ def test_partial_odds_under_a_commission_give_each_bet(client: FlaskClient) -> N
     (the player's goes to the house), so the dealer's net is minus the player's gross."""
     body = {"hand": ["AS", "KH", "10D", "4C"]}
     player = client.post("/v1/odds?profile=bull-bull", json=body).get_json()
-    plain = client.post("/v1/odds?profile=niu-niu", json=body).get_json()
+    plain = client.post("/v1/odds?profile=bull-bull", json=body | {"rules": {"commission_bps": 0}}).get_json()
     assert player["win"] == plain["win"]
     assert player["bets"]["double"]["expected_gross"] == plain["expected_net"]
     double = {k: Fraction(v["fraction"]) for k, v in player["bets"]["double"].items()}
@@ -458,8 +465,8 @@ def test_partial_odds_under_a_commission_give_each_bet(client: FlaskClient) -> N
     assert player["expected_net"] == player["bets"]["double"]["expected_net"]
     dealer = client.post("/v1/odds?profile=bull-bull", json=body | {"role": "dealer"}).get_json()
     assert dealer["bets"]["double"]["expected_commission"]["fraction"] == "0/1"
-    assert dealer["expected_net"] == client.post("/v1/odds?profile=niu-niu",
-                                                 json=body | {"role": "dealer"}).get_json()["expected_net"]
+    assert dealer["expected_net"] == client.post("/v1/odds?profile=bull-bull", json=body | {
+        "role": "dealer", "rules": {"commission_bps": 0}}).get_json()["expected_net"]
 
 
 def test_dealer_odds_under_a_dealer_commission_are_refused_not_approximated(client: FlaskClient) -> None:

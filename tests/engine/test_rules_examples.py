@@ -13,10 +13,19 @@ from service.engine.exposure import player_exposure
 from service.engine.reference import evaluate_reference
 from service.engine.rules import PROFILES, apply_overrides
 from service.engine.settle import settle
-from tests.engine.cases import COMMISSION_ROUNDS, NIU_NIU_ROWS, SETTLEMENTS, STANDARD_ROWS, hand
+from tests.engine.cases import (
+    COMMISSION_ROUNDS,
+    NIU_NIU_ROWS,
+    OVERRIDE_ROWS,
+    SETTLEMENTS,
+    SHAPE_ROWS,
+    STANDARD_ROWS,
+    hand,
+)
 
 STANDARD = PROFILES["standard"].rules
 NIU_NIU = PROFILES["niu-niu"].rules
+PLUS = PROFILES["niu-niu-plus"].rules
 
 
 @pytest.mark.parametrize(("cards", "label", "nenku", "overrides", "variant_label"), STANDARD_ROWS)
@@ -53,6 +62,55 @@ def test_niu_niu_rows(client: FlaskClient, cards: str, niu_label: str, standard_
     for profile, expected in (("niu-niu", niu_label), ("standard", standard_label)):
         body = client.post(f"/v1/evaluations?profile={profile}", json={"hand": hand(cards)}).get_json()
         assert (body["label"], body["profile"]) == (expected, profile)
+
+
+@pytest.mark.parametrize(("cards", "label", "key", "chinese", "payout", "niu_label", "niu_payout"), SHAPE_ROWS,
+                         ids=[row[0] for row in SHAPE_ROWS])
+def test_poker_shape_rows(client: FlaskClient, cards: str, label: str, key: str, chinese: str, payout: int,
+                          niu_label: str, niu_payout: int) -> None:
+    """RULES.md 8's poker-shaped rows under niu-niu-plus and niu-niu: engine, reference, API."""
+    parsed = parse_hand(hand(cards))
+    for evaluator in (evaluate, evaluate_reference):
+        plus = evaluator(parsed, PLUS)
+        assert (plus.label, plus.label_key, plus.payout) == (label, key, payout)
+        niu = evaluator(parsed, NIU_NIU)
+        assert (niu.label, niu.payout) == (niu_label, niu_payout)
+    body = client.post("/v1/evaluations?profile=niu-niu-plus", json={"hand": hand(cards)}).get_json()
+    assert (body["label"], body["label_key"], body["payout"]) == (label, key, payout)
+    response = client.post("/v1/evaluations?profile=niu-niu-plus&lang=zh-Hans", json={"hand": hand(cards)})
+    assert (response.get_json()["label"], response.get_json()["label_key"]) == (chinese, key)
+    assert response.headers["Content-Language"] == "zh-Hans"
+    body = client.post("/v1/evaluations?profile=niu-niu", json={"hand": hand(cards)}).get_json()
+    assert (body["label"], body["payout"]) == (niu_label, niu_payout)
+
+
+@pytest.mark.parametrize(("profile", "overrides", "cards", "label", "key", "chinese", "payout"), OVERRIDE_ROWS,
+                         ids=[f"{row[0]}-{row[2]}" for row in OVERRIDE_ROWS])
+def test_override_and_bull_bull_rows(client: FlaskClient, profile: str, overrides: dict[str, Any], cards: str,
+                                     label: str, key: str, chinese: str | None, payout: int | None) -> None:
+    rules = apply_overrides(PROFILES[profile].rules, overrides)
+    for evaluator in (evaluate, evaluate_reference):
+        result = evaluator(parse_hand(hand(cards)), rules)
+        assert (result.label, result.label_key) == (label, key)
+        if payout is not None:
+            assert result.payout == payout
+    lang = "zh-Hans" if chinese else "en"
+    response = client.post(f"/v1/evaluations?profile={profile}&lang={lang}",
+                           json={"hand": hand(cards), "rules": overrides})
+    body = response.get_json()
+    assert (body["label"], body["label_key"]) == (chinese or label, key)
+    if payout is not None:
+        assert body["payout"] == payout
+
+
+def test_bull_bull_has_one_special_hand(client: FlaskClient) -> None:
+    """RULES.md 7: bull-bull pays Five Dukes 5x and has no other special category."""
+    body = client.get("/v1/profiles/bull-bull").get_json()
+    rules = body["rules"]
+    specials = [c for c in ("five_dukes", "five_small", "bomb", "four_dukes", "straight_flush", "dragon", "full_house",
+                            "flush", "straight", "ngau_tonku", "double_ox") if rules[c]]
+    assert specials == ["five_dukes"]
+    assert (rules["payouts"]["five_dukes"], rules["commission_bps"], body["max_payout"]) == (5, 500, 5)
 
 
 def test_tens_are_dukes_profile_makes_five_dukes(client: FlaskClient) -> None:
@@ -102,13 +160,13 @@ def test_commission_examples_engine(profile: str, overrides: dict[str, Any], dea
     rules = apply_overrides(PROFILES[profile].rules, overrides)
     d = evaluate(parse_hand(hand(dealer)), rules)
     seats = [(evaluate(parse_hand(hand(p[0])), rules), p[1]) for p in players]
-    result = settle(d, seats, rules, [p[2] for p in players])  # type: ignore[misc]
+    result = settle(d, seats, rules, [p[2] for p in players])
     assert [(r.outcome, r.gross, r.commission, r.amount) for r in result.players] == [p[3:] for p in players]
     assert (result.dealer_gross, result.dealer_commission, result.dealer_net) == dealer_result
     assert result.house == house
     assert sum(r.amount for r in result.players) + result.dealer_net + result.house == 0
     for i, (max_loss, max_win) in exposures.items():
-        e = player_exposure(players[i][1], players[i][2], rules)  # type: ignore[arg-type]
+        e = player_exposure(players[i][1], players[i][2], rules)
         assert (e.max_loss, e.max_win) == (max_loss, max_win)
 
 

@@ -9,6 +9,7 @@ writes what it saw (status codes, headers and the parsed models turned back into
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from types import SimpleNamespace
@@ -16,7 +17,40 @@ from typing import Any
 
 import yaml
 
-__all__ = ["drive"]
+__all__ = ["drive", "verify_receipt"]
+
+#: RULES.md section 8's worked deal.
+SERVER_SEED = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+COMMITMENT = "sha256:630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"
+
+
+def verify_receipt(jwks: dict[str, Any], request: Any, answer: dict[str, Any]) -> dict[str, bool]:
+    """What a client does with a receipt (RULES.md 9.2), with a JOSE library (joserfc) and an
+    RFC 8785 one (rfc8785), nothing of the service: check the signature against the JWK
+    Set, then the hashes of what was sent and received; and that a tampered answer or
+    request fails.
+
+    :return: ``signature`` (verified), ``request`` and ``response`` (their hashes match),
+        ``tampered_answer`` and ``tampered_request`` (each *fails*, as it must).
+    """
+    import rfc8785  # type: ignore[import-not-found, unused-ignore]
+    from joserfc import jws  # type: ignore[import-not-found, unused-ignore]
+    from joserfc.jwk import KeySet  # type: ignore[import-not-found, unused-ignore]
+
+    def sha(value: Any) -> str:
+        return "sha256:" + hashlib.sha256(rfc8785.dumps(value)).hexdigest()
+
+    keys = KeySet.import_key_set(jwks)  # type: ignore[arg-type, unused-ignore]
+    payload = json.loads(jws.deserialize_compact(answer["receipt"], keys, algorithms=["Ed25519"]).payload)
+    unsigned = {k: v for k, v in answer.items() if k != "receipt"}
+    digest = unsigned["rules_digest"]
+    tampered = unsigned | {"rules_digest": digest[:-1] + ("1" if digest[-1] == "0" else "0")}
+    changed = request | {"decks": request.get("decks", 1) % 8 + 1}
+    return {"signature": True, "request": payload["request_sha256"] == sha(request),
+            "response": payload["response_sha256"] == sha(unsigned),
+            "tampered_answer": tampered != unsigned and payload["response_sha256"] != sha(tampered),
+            "tampered_request": changed != request and payload["request_sha256"] != sha(changed),
+            "operation": payload["operation"]}
 
 DEALER = ["3S", "6H", "8D", "4C", "8H"]  # Double-Ox 8
 PLAYERS = [("seat-1", ["10H", "9S", "8S", "4D", "4H"], 250),  # No Ox: pays 250 x 2
@@ -33,6 +67,7 @@ def drive(base_url: str) -> dict[str, Any]:
         get_profile_house_edge,
         odds_against_dealer,
     )
+    from gnau_scoring_client.api.deals import deal_hands, verify_deal  # type: ignore[import-not-found]
     from gnau_scoring_client.api.documentation import (  # type: ignore[import-not-found]
         docs_asset,
         docs_page,
@@ -45,18 +80,22 @@ def drive(base_url: str) -> dict[str, Any]:
         readiness,
     )
     from gnau_scoring_client.api.profiles import get_profile, list_profiles  # type: ignore[import-not-found]
+    from gnau_scoring_client.api.receipts import get_receipt_keys  # type: ignore[import-not-found]
     from gnau_scoring_client.api.scoring import (  # type: ignore[import-not-found]
         evaluate_hand,
         evaluate_hands,
         rank_hands,
         settle_round,
+        settle_showdown,
         table_exposures,
     )
     from gnau_scoring_client.models import (  # type: ignore[import-not-found]
         AnalysisRequest,
         BatchRequest,
         DealerRequest,
+        DealRequest,
         EvaluationRequest,
+        ExposureDealerRequest,
         ExposureRequest,
         ExposureSeatRequest,
         HouseEdgeRequest,
@@ -67,6 +106,9 @@ def drive(base_url: str) -> dict[str, Any]:
         RankingRequest,
         RulesOverrides,
         SettlementRequest,
+        ShowdownPlayerRequest,
+        ShowdownRequest,
+        VerifyDealRequest,
     )
 
     seen: dict[str, list[dict[str, Any]]] = {}
@@ -78,6 +120,7 @@ def drive(base_url: str) -> dict[str, Any]:
             "content_type": response.headers.get("Content-Type", ""),
             "location": response.headers.get("Location"),
             "request_id": response.headers.get("X-Request-ID"),
+            "content_language": response.headers.get("Content-Language"),
             "model": type(parsed).__name__,
             "body": parsed.to_dict() if hasattr(parsed, "to_dict") else parsed,
             **extra,
@@ -92,6 +135,9 @@ def drive(base_url: str) -> dict[str, Any]:
                                                   rules=RulesOverrides(three_six_swap=False))))
         record("evaluateHand", evaluate_hand.sync_detailed(
             client=client, profile="niu-niu", body=EvaluationRequest(hand=["JS", "JH", "JC", "JD", "QH"])))
+        record("evaluateHand", evaluate_hand.sync_detailed(  # a poker shape, labels in Chinese (issue 24)
+            client=client, profile="niu-niu-plus", lang="zh-Hans",
+            body=EvaluationRequest(hand=["7S", "7H", "7D", "9C", "9H"])))
         # Bad input: the models do not check card spellings when sending, so a bad card
         # goes out as written; decks is out of range.
         record("evaluateHand", evaluate_hand.sync_detailed(
@@ -113,9 +159,53 @@ def drive(base_url: str) -> dict[str, Any]:
             dealer=DealerRequest(hand=["KH", "QS", "10D", "4C", "AC"]),
             players=[PlayerRequest(id="p1", hand=["JS", "9H", "AD", "5C", "5D"], stake=1000, bet="double"),
                      PlayerRequest(id="p2", hand=["7S", "3H", "JH", "8C", "10C"], stake=1000, bet="equal")])))
+        # RULES.md section 8's bid for banker with table caps (issue 25).
+        record("settleRound", settle_round.sync_detailed(client=client, profile="niu-niu", body=SettlementRequest(
+            decks=2, base=100, rules=RulesOverrides(balance_caps="table"),
+            dealer=DealerRequest(hand=["KH", "QS", "10D", "3C", "4C"], bid_multiple=3, balance=1000),
+            players=[PlayerRequest(id=f"p{m}", hand=h, bet_multiple=m, balance=b) for m, h, b in (
+                (1, ["JS", "9H", "AD", "5C", "5D"], 500), (2, ["9S", "9D", "KS", "2H", "4D"], 10_000),
+                (3, ["KH", "QS", "10D", "3C", "4C"], 10_000), (4, ["7S", "3H", "JH", "8C", "10C"], 10_000))])))
+        # A receipt, verified against the JWK Set the service publishes (the server signs
+        # with the committed test-only key).
+        keys = get_receipt_keys.sync_detailed(client=client)
+        record("getReceiptKeys", keys)
+        table = SettlementRequest(dealer=DealerRequest(hand=DEALER),
+                                  players=[PlayerRequest(id=i, hand=h, stake=s) for i, h, s in PLAYERS])
+        signed = settle_round.sync_detailed(client=client, receipt="true", body=table)
+        record("settleRound", signed, verified=verify_receipt(json.loads(keys.content), table.to_dict(),
+                                                               json.loads(signed.content)))
+        showdown = ShowdownRequest(base=10, players=[
+            ShowdownPlayerRequest(id="s1", hand=["JS", "9H", "AD", "5C", "5D"], bet_multiple=2),
+            ShowdownPlayerRequest(id="s2", hand=["7S", "3H", "JH", "8C", "10C"]),
+            ShowdownPlayerRequest(id="s3", hand=["9S", "9D", "KS", "2H", "4D"], bet_multiple=4),
+            ShowdownPlayerRequest(id="s4", hand=["2S", "5H", "8D", "7C", "QH"], bet_multiple=3)])
+        record("settleShowdown", settle_showdown.sync_detailed(client=client, profile="niu-niu", body=showdown))
+        record("settleShowdown", settle_showdown.sync_detailed(client=client, body=ShowdownRequest(
+            base=10, players=[ShowdownPlayerRequest(hand=["JS", "9H", "AD", "5C", "5D"])])))
+        signed = settle_showdown.sync_detailed(client=client, profile="niu-niu", receipt="true", body=showdown)
+        record("settleShowdown", signed, verified=verify_receipt(json.loads(keys.content), showdown.to_dict(),
+                                                                 json.loads(signed.content)))
+        evaluation = EvaluationRequest(hand=["10S", "7H", "3D", "KC", "7D"])
+        signed = evaluate_hand.sync_detailed(client=client, receipt="true", fields="label", body=evaluation)
+        record("evaluateHand", signed, verified=verify_receipt(json.loads(keys.content), evaluation.to_dict(),
+                                                                json.loads(signed.content)))
+
+        record("dealHands", deal_hands.sync_detailed(client=client, body=DealRequest(
+            server_seed=SERVER_SEED, client_seed="player-1", nonce=1, hands=4)))
+        record("dealHands", deal_hands.sync_detailed(client=client, body=DealRequest(
+            server_seed=SERVER_SEED[:-1], client_seed="player-1", nonce=1, hands=11)))
+        record("verifyDeal", verify_deal.sync_detailed(client=client, body=VerifyDealRequest(
+            server_seed=SERVER_SEED, client_seed="player-1", nonce=0, commitment=COMMITMENT,
+            hands=[["9D", "7H", "5S", "6C", "10D"], None, None, ["4C", "7S", "4D", "2D", "5H"]])))
+
         record("tableExposures", table_exposures.sync_detailed(client=client, profile="bull-bull", body=ExposureRequest(
             players=[ExposureSeatRequest(id="p1", stake=1000, bet="double"),
                      ExposureSeatRequest(id="p2", stake=1000, bet="equal")])))
+        record("tableExposures", table_exposures.sync_detailed(client=client, profile="niu-niu", body=ExposureRequest(
+            base=100, dealer=ExposureDealerRequest(bid_multiple=3, balance=10_000),
+            players=[ExposureSeatRequest(id="p1", bet_multiple=1, balance=500),
+                     ExposureSeatRequest(id="p2", bet_multiple=2, balance=10_000)])))
 
         record("listProfiles", list_profiles.sync_detailed(client=client))
         record("getProfile", get_profile.sync_detailed("niu-niu", client=client))
@@ -136,8 +226,8 @@ def drive(base_url: str) -> dict[str, Any]:
         record("analyseHouseEdge", analyse_house_edge.sync_detailed(
             client=client, profile="casino", body=HouseEdgeRequest(rules=RulesOverrides(ties="push"))))
         record("analyseHouseEdge", analyse_house_edge.sync_detailed(
-            client=client, profile="niu-niu", body=HouseEdgeRequest(rules=RulesOverrides(commission_bps=500),
-                                                                    bet="equal")))
+            client=client, profile="niu-niu", body=HouseEdgeRequest(  # bull-bull as RULES.md 7 has it
+                rules=RulesOverrides(commission_bps=500, five_small=False, bomb=False, four_dukes=False), bet="equal")))
 
         record("health", health.sync_detailed(client=client))
         record("readiness", readiness.sync_detailed(client=client))

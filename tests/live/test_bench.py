@@ -42,6 +42,23 @@ def test_bench_bodies_are_valid_requests(client: FlaskClient, path: str, body: b
         assert len(answer[key]) == count
 
 
+def test_round_form_bodies_are_valid_requests(tmp_path: Path) -> None:
+    """The round forms' rows (issue 25): the capped table under the bench's operator profile
+    is capped, and the showdown has 10 players."""
+    from service.http.app import create_app
+
+    profiles = tmp_path / "profiles.yaml"
+    profiles.write_text(http.BANKER_PROFILES, encoding="utf-8")
+    client = create_app({"TESTING": True, "PROFILES_FILE": str(profiles)}).test_client()
+    capped = client.post("/v1/settlements?profile=bid-table", data=http.round_settlement_body(),
+                         content_type="application/json").get_json()
+    assert any(p["cap"] == "dealer_balance" for p in capped["players"])
+    assert [p["factors"]["bet_multiple"] for p in capped["players"]] == [1, 2, 3, 4, 5] * 2
+    showdown = client.post("/v1/showdowns?profile=standard", data=http.showdown_body(),
+                           content_type="application/json").get_json()
+    assert len(showdown["players"]) == 10
+
+
 def test_batch_body_is_random_hands_in_random_order() -> None:
     hands = json.loads(http.batch_body(200))["hands"]
     assert len({tuple(h) for h in hands}) == 200

@@ -87,7 +87,8 @@ def test_try_it_out_evaluates_a_hand(chromium: str, server: str, tmp_path: Path)
             live = op.locator(".live-responses-table")
             live.wait_for(timeout=30_000)
 
-            assert op.locator(".request-url pre").inner_text() == f"{server}/v1/evaluations?profile=standard"
+            # the UI fills each query parameter's example (openapi.yaml): English labels
+            assert op.locator(".request-url pre").inner_text() == f"{server}/v1/evaluations?profile=standard&lang=en"
             assert live.locator("tr.response td.response-col_status").inner_text().strip() == "200"
             body = json.loads(live.locator("tr.response td.response-col_description pre").first.inner_text())
             assert body["label"] == "Single-Ox 0"  # RULES.md section 8: the 3 counts as 6

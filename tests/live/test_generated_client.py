@@ -27,6 +27,9 @@ import yaml
 from bench.harness import ROOT
 from tests.live.helpers import live_server
 
+#: The committed test-only receipt key: the live server signs receipts with it.
+TEST_RECEIPT_KEY = ROOT / "tests" / "keys" / "receipt-test-key.pem"
+
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("generated-client")]
 
 VENV_BIN = Path(sys.executable).parent
@@ -79,7 +82,7 @@ def client_python(generated: tuple[Path, str], tmp_path_factory: pytest.TempPath
 def seen(client_python: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
     """What the generated client saw of every operation of a live server."""
     work = tmp_path_factory.mktemp("drive")
-    with live_server(work / "gunicorn") as base:
+    with live_server(work / "gunicorn", env={"GNAU_RECEIPT_KEY_FILE": str(TEST_RECEIPT_KEY)}) as base:
         _run([str(client_python), str(Path(__file__).with_name("generated_client_driver.py")), base,
               str(work / "seen.json")], cwd=work)
     data: dict[str, list[dict[str, Any]]] = json.loads((work / "seen.json").read_text(encoding="utf-8"))
@@ -103,8 +106,32 @@ def test_every_operation_is_driven(seen: dict[str, list[dict[str, Any]]]) -> Non
     assert not unknown, f"the driver calls operations the spec no longer has: {unknown}"
 
 
+def test_deals_and_receipts(seen: dict[str, list[dict[str, Any]]]) -> None:
+    """Section 8's deal, its verification, a bad seed unquoted, and receipts verified by the
+    client with joserfc from the JWK Set (a tampered answer or request fails)."""
+    deal, bad = seen["dealHands"]
+    assert (deal["status"], deal["model"]) == (200, "DealResponse")
+    assert deal["body"]["commitment"] == "sha256:630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"
+    assert deal["body"]["hands"][0] == ["JC", "9D", "8D", "JS", "4S"]
+    assert (bad["status"], bad["model"]) == (400, "Problem")
+    assert {e["pointer"] for e in bad["body"]["errors"]} == {"/server_seed", "/hands"}
+    assert "000102030405060708090a0b0c0d0e0f" not in json.dumps(bad["body"])
+    (verified,) = seen["verifyDeal"]
+    assert verified["body"]["hands_match"] == [True, None, None, True]
+    assert verified["body"]["match"] is True
+    (keys,) = seen["getReceiptKeys"]
+    assert keys["model"] == "JwkSet"
+    assert [k["alg"] for k in keys["body"]["keys"]] == ["Ed25519"]
+    for observed, operation in ((seen["settleRound"][-1], "settleRound"), (seen["evaluateHand"][-1], "evaluateHand"),
+                                (seen["settleShowdown"][-1], "settleShowdown")):
+        assert observed["status"] == 200
+        assert observed["body"]["receipt"].count(".") == 2
+        assert observed["verified"] == {"signature": True, "request": True, "response": True, "tampered_answer": True,
+                                        "tampered_request": True, "operation": operation}
+
+
 def test_evaluations(seen: dict[str, list[dict[str, Any]]]) -> None:
-    standard, no_swap, niu_niu, bad = seen["evaluateHand"]
+    standard, no_swap, niu_niu, plus, bad, _ = seen["evaluateHand"]
     assert standard["status"] == 200
     assert standard["model"] == "EvaluationResponse"
     assert standard["request_id"] == "generated-client-1"
@@ -117,6 +144,10 @@ def test_evaluations(seen: dict[str, list[dict[str, Any]]]) -> None:
     assert no_swap["body"]["rules"]["three_six_swap"] is False
     assert (niu_niu["body"]["profile"], niu_niu["body"]["label"], niu_niu["body"]["payout"]) == (
         "niu-niu", "Bomb J", 5)
+    assert (standard["content_language"], niu_niu["body"]["label_key"]) == ("en", "bomb_j")
+    assert (plus["body"]["category"], plus["body"]["label"], plus["body"]["label_key"], plus["body"]["payout"]) == (
+        "full_house", "葫芦牛 7", "full_house_7", 6)
+    assert (plus["content_language"], plus["body"]["ox"], plus["body"]["power"]) == ("zh-Hans", None, None)
 
     assert bad["status"] == 400
     assert bad["model"] == "Problem"
@@ -141,7 +172,7 @@ def test_ranking(seen: dict[str, list[dict[str, Any]]]) -> None:
 
 
 def test_settlement(seen: dict[str, list[dict[str, Any]]]) -> None:
-    settlement, bull_bull = seen["settleRound"]
+    settlement, bull_bull, banker, _ = seen["settleRound"]
     assert settlement["model"] == "SettlementResponse"
     body = settlement["body"]
     assert body["dealer"]["evaluation"]["label"] == "Double-Ox 8"
@@ -154,10 +185,28 @@ def test_settlement(seen: dict[str, list[dict[str, Any]]]) -> None:
         ("double", 3000, 150, 2850, {"max_loss": 5000, "max_win": 4750}),
         ("equal", 1000, 50, 950, {"max_loss": 1000, "max_win": 950})]
     assert (body["dealer"]["gross"], body["dealer"]["net"], body["house"]) == (-4000, -4000, 200)
-    (exposures,) = seen["tableExposures"]
+    exposures, with_dealer = seen["tableExposures"]
     assert exposures["model"] == "ExposureResponse"
     assert exposures["body"]["max_payout"] == 5
     assert [p["exposure"] for p in exposures["body"]["players"]] == [p["exposure"] for p in body["players"]]
+    # The round forms (issue 25): section 8's bid for banker with table caps, and the
+    # largest multiples the balances allow.
+    body = banker["body"]
+    assert [(p["factors"]["bet_multiple"], p["gross_uncapped"], p["gross"], p["cap"]) for p in body["players"]] == [
+        (1, 900, 294, "dealer_balance"), (2, -1200, -706, "dealer_balance"), (3, 0, 0, None),
+        (4, 2400, 1412, "dealer_balance")]
+    assert (body["dealer"]["gross"], body["dealer"]["sweep"]) == (-1000, None)
+    assert [p["max_bet_multiple"] for p in with_dealer["body"]["players"]] == [0, 6]
+    assert with_dealer["body"]["dealer"]["max_bid_multiple"] == 6
+
+
+def test_showdown(seen: dict[str, list[dict[str, Any]]]) -> None:
+    showdown, one, signed = seen["settleShowdown"]
+    assert (showdown["status"], showdown["model"]) == (200, "ShowdownResponse")
+    assert [p["gross"] for p in showdown["body"]["players"]] == [240, -30, -120, -90]
+    assert showdown["body"]["strongest"] == [{"index": 0, "id": "s1"}]
+    assert (one["status"], one["model"], one["body"]["errors"][0]["pointer"]) == (400, "Problem", "/players")
+    assert signed["body"]["players"] == showdown["body"]["players"]
 
 
 def test_profiles(seen: dict[str, list[dict[str, Any]]]) -> None:
@@ -199,9 +248,9 @@ def test_analyses(seen: dict[str, list[dict[str, Any]]]) -> None:
     assert [e["pointer"] for e in dead_copy["body"]["errors"]] == ["/dead/0"]
     (distribution,) = seen["getProfileDistribution"]
     assert distribution["model"] == "DistributionResponse"
-    assert distribution["body"]["labels"][0] == {"label": "Five Dukes", "category": "five_dukes", "score": 800,
-                                                 "hands": 792, "fraction": "33/108290",
-                                                 "probability": 792 / 2598960}
+    assert distribution["body"]["labels"][0] == {"label": "Five Dukes", "label_key": "five_dukes",
+                                                 "category": "five_dukes", "score": 800, "hands": 792,
+                                                 "fraction": "33/108290", "probability": 792 / 2598960}
     niu_niu, bull_bull, unknown = seen["getProfileHouseEdge"]
     assert niu_niu["body"]["house_edge"] == {"fraction": "0/1", "value": 0.0}
     assert (bull_bull["body"]["bet"], bull_bull["body"]["commission_bps"]) == ("equal", 500)
@@ -212,4 +261,4 @@ def test_analyses(seen: dict[str, list[dict[str, Any]]]) -> None:
     assert custom["body"]["rules"]["three_six_swap"] is False
     push, commission = seen["analyseHouseEdge"]
     assert (push["body"]["profile"], push["body"]["house_edge"]["fraction"]) == ("casino", "0/1")
-    assert commission["body"]["house_edge"] == bull_bull["body"]["house_edge"]  # niu-niu + 5 % = bull-bull
+    assert commission["body"]["house_edge"] == bull_bull["body"]["house_edge"]  # niu-niu + 5 %, one special = bull-bull

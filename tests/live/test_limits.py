@@ -307,6 +307,9 @@ def test_expensive_odds_are_paid_from_the_budget(serve: Callable[..., Server]) -
     ("GNAU_WORKER", "4"),
     ("GNAU_THREADS", "2"),
     ("GNAU_CORS_ORIGINS", "https://game.example/"),
+    ("GNAU_RECEIPT_KEY_FILE", "/nonexistent/receipt-key.pem"),
+    ("GNAU_RECEIPT_KEY_FILE", "tests/keys/receipt-test-old-public-key.pem"),
+    ("GNAU_RECEIPT_PUBLIC_KEYS", "/nonexistent"),
 ])
 def test_every_setting_is_checked_at_start(tmp_path: Path, name: str, value: str) -> None:
     result = run_gunicorn(tmp_path, {name: value})

@@ -33,6 +33,7 @@ from typing import Any
 import pytest
 
 from bench.harness import Server, launch, pss_mib
+from service.engine.rules import PROFILES
 from tests.live.helpers import TONKU, metric, random_hands, wait_until
 from tests.live.kubelet import Kubelet, Watch, chart_memory_limit_mib, chart_probe
 
@@ -174,8 +175,12 @@ def test_cpu_heavy_batches_do_not_starve_the_probes(tmp_path: Path) -> None:
     assert all(status == 200 for status, _ in control), control
     assert set(plain) == {200}, plain
     assert sum(plain.values()) > 16, plain
+    # Paid from the budget, refused (429) once it is spent: whether 25 s of these spend 10 s a
+    # minute depends on the machine now that they cost about 0.25 s each (tables for custom
+    # rules are filled class by class); test_custom_rule_scoring_is_paid_from_the_budget
+    # checks the charge itself.
     assert set(custom) <= {200, 429}, custom
-    assert custom[429] > 0, custom  # paid from the budget, then refused
+    assert custom[200] > 0, custom
     waits = [r["wait_ms"] for r in server.access() if r["path"] == BATCH_PATH]
     assert max(waits) > 0, "a batch waited for its worker's compute lane"
     values = server.metrics()
@@ -349,8 +354,13 @@ def test_slow_readers_cannot_hold_answers_forever(tmp_path: Path) -> None:
 
 def test_custom_rule_scoring_is_paid_from_the_budget(tmp_path: Path) -> None:
     """Right after an address spent its budget on house edges, its batches under never-seen
-    rules are refused (429) instead of computing for free; another address is served."""
-    server = start(tmp_path, GNAU_WORKERS="1")
+    rules are refused (429) instead of computing for free; another address is served.
+
+    The budget is 2 s a minute here: such a batch costs about 0.25 s since tables for custom
+    rules are filled class by class (0.4-1 s when the issue was filed), so under the default
+    10 s a minute an address may rightly be served a batch every 1.5 s, and how many of 60
+    that is would depend on the machine's speed. At 2 s a minute it is none or one."""
+    server = start(tmp_path, GNAU_WORKERS="1", GNAU_ANALYSIS_BUDGET_SECONDS="2")
     hands = random_hands(10_000, seed=25)
     with observed(server):
         conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60, source_address=("127.0.0.2", 0))
@@ -466,8 +476,13 @@ def test_operator_profiles_start_up_without_a_restart(tmp_path: Path) -> None:
     assert "503" in {status for _, status, _ in kubelet.answers("readinessProbe")}, "not ready while warming"
     warmed = [r["message"] for r in server.errors() if str(r.get("message")).startswith("warmed ")]
     assert len(warmed) == 1
-    assert warmed[0].startswith("warmed 9 profiles")
+    assert warmed[0].startswith(f"warmed {len(PROFILES) + 3} profiles")
     print(f"{warmed[0]}; ready {took:.0f} s after launch; {starting.summary()}; {kubelet.summary()}")
+
+
+def _state(pid: int) -> str:
+    """The process's state letter in /proc (``T``: stopped)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
 
 
 def _answers(server: Server, path: str) -> int | None:
@@ -584,6 +599,7 @@ def test_probes_fail_when_the_server_is_stuck_for_real(tmp_path: Path) -> None:
             os.kill(pid, signal.SIGCONT)
     wait_until(lambda: _answers(server, "/readyz") == 200, 20, "readiness once they run again")
     os.kill(server.proc.pid, signal.SIGSTOP)
+    wait_until(lambda: _state(server.proc.pid) == "T", 10, "the master to stop")  # SIGSTOP takes effect later
     try:
         with pytest.raises(TimeoutError):  # the kernel queues the connection; nobody answers
             server.probe("/healthz", timeout=liveness.timeout)

@@ -50,7 +50,8 @@ def compiled() -> Path:
 @pytest.fixture(scope="module")
 def summary(compiled: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The script's summary line after a run against gunicorn."""
-    with live_server(tmp_path_factory.mktemp("ts")) as base:
+    key = ROOT / "tests" / "keys" / "receipt-test-key.pem"  # the committed test-only key signs
+    with live_server(tmp_path_factory.mktemp("ts"), env={"GNAU_RECEIPT_KEY_FILE": str(key)}) as base:
         out = _run(["node", compiled, base], timeout=120)
     data: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
     return data
@@ -58,14 +59,16 @@ def summary(compiled: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[st
 
 def test_generated_types_name_every_operation(compiled: Path) -> None:
     types = (CLIENT / "generated" / "gnau-scoring.d.ts").read_text(encoding="utf-8")
-    for op in ("evaluateHand", "evaluateHands", "rankHands", "settleRound", "listProfiles", "getProfile"):
+    for op in ("evaluateHand", "evaluateHands", "rankHands", "settleRound", "settleShowdown", "listProfiles",
+               "getProfile"):
         assert f"    {op}: {{" in types, op
 
 
 def test_typescript_client_gets_real_values(summary: dict[str, Any]) -> None:
     assert summary["ok"] is True
-    assert summary["operations"] == ["evaluateHand", "evaluateHands", "getProfile", "health", "listProfiles",
-                                     "rankHands", "settleRound"]
+    assert summary["operations"] == ["dealHands", "evaluateHand", "evaluateHands", "getProfile", "getReceiptKeys",
+                                     "health", "listProfiles", "rankHands", "settleRound", "settleShowdown",
+                                     "verifyDeal"]
     # 82 players' amounts, the dealer and every evaluation's integers are checked for
     # safety one by one, besides the named assertions.
     assert summary["checks"] > 600

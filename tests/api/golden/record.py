@@ -56,21 +56,28 @@ _JSON_TYPES = ("application/json", "application/problem+json")
 #: An operator's profiles file, for the ``operator`` app: the operator-profile tests' good file.
 OPERATOR_PROFILES = GOOD_FILE
 
+#: The committed test-only receipt key (tests/keys/), and the older public key published beside it.
+RECEIPT_KEY = HERE.parent.parent / "keys" / "receipt-test-key.pem"
+RECEIPT_OLD_KEYS = HERE.parent.parent / "keys" / "receipt-test-old-public-key.pem"
+
 #: The apps requests run in. The analysis budget is per client address and the test
 #: client's address is fixed, so ``default`` has a budget the corpus cannot spend (no 429
 #: is recorded: its Retry-After and detail depend on how long the work took); ``disabled``
-#: has a budget of 0 (403 for uncached analyses).
+#: has a budget of 0 (403 for uncached analyses). Only ``receipts`` has a receipt key (the
+#: committed test key: Ed25519 signatures are deterministic, so its receipts are recorded).
 _APP_CONFIGS: dict[str, dict[str, Any]] = {
     "default": {"ANALYSIS_BUDGET_SECONDS": 1e9, "ANALYSIS_POOL_SECONDS": 1e9},
     "disabled": {"ANALYSIS_BUDGET_SECONDS": 0},
     "operator": {"ANALYSIS_BUDGET_SECONDS": 1e9, "ANALYSIS_POOL_SECONDS": 1e9, "PROFILES_FILE": "operator"},
+    "receipts": {"RECEIPT_KEY_FILE": str(RECEIPT_KEY), "RECEIPT_PUBLIC_KEYS": str(RECEIPT_OLD_KEYS)},
 }
 
 
 @cache
 def app_named(name: str) -> Flask:
     """The app a corpus entry names (built once per process)."""
-    config: dict[str, Any] = {"TESTING": True, "PROFILES_FILE": None, "CORS_ORIGINS": ""} | _APP_CONFIGS[name]
+    config: dict[str, Any] = {"TESTING": True, "PROFILES_FILE": None, "CORS_ORIGINS": "", "RECEIPT_KEY_FILE": None,
+                              "RECEIPT_PUBLIC_KEYS": None} | _APP_CONFIGS[name]
     if config["PROFILES_FILE"] == "operator":
         path = Path(tempfile.mkdtemp(prefix="golden-")) / "profiles.yaml"
         path.write_text(OPERATOR_PROFILES)
@@ -715,6 +722,348 @@ def operation_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
     yield "operator/unknown-profile", post("/v1/evaluations?profile=house", {"hand": CURATED["no-ox"]}, app="operator")
 
 
+#: RULES.md section 8's worked deal.
+SECTION_8_SEED = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+SECTION_8_COMMITMENT = "sha256:630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"
+
+
+def deal_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """``POST /v1/deals`` and ``/v1/deals/verify`` (RULES.md 9.1), valid and invalid."""
+    seeds: dict[str, Any] = {"server_seed": SECTION_8_SEED, "client_seed": "player-1"}
+    yield "deal/section-8/nonce-0", post("/v1/deals", seeds | {"nonce": 0, "hands": 4})
+    yield "deal/section-8/nonce-1", post("/v1/deals", seeds | {"nonce": 1, "hands": 4})
+    for n in range(4):
+        seed = "".join(rng.choice("0123456789abcdefABCDEF") for _ in range(2 * rng.randint(16, 64)))
+        decks = rng.randint(1, 8)
+        body = {"server_seed": seed, "client_seed": f"player-{n}-{'é' * n}", "nonce": rng.randint(0, 2**53 - 1),
+                "decks": decks, "hands": rng.randint(2, 52 * decks // 5)}
+        yield f"deal/random/{n}", post("/v1/deals", body)
+    yield "deal/most-hands", post("/v1/deals", seeds | {"nonce": 7, "decks": 8, "hands": 83})
+    changes: list[tuple[str, dict[str, Any]]] = [("seed-odd", {"server_seed": "0" * 33}), ("seed-not-hex", {"server_seed": "0g" * 16}),
+                         ("seed-short", {"server_seed": "00" * 15}), ("seed-long", {"server_seed": "00" * 65}),
+                         ("seed-number", {"server_seed": 12}), ("client-empty", {"client_seed": ""}),
+                         ("client-long", {"client_seed": "☃" * 257}), ("nonce-past-2-53", {"nonce": 2**53}),
+                         ("nonce-negative", {"nonce": -1}), ("nonce-float", {"nonce": 1.0}),
+                         ("hands-over-decks", {"hands": 11}), ("hands-one", {"hands": 1}),
+                         ("decks-9", {"decks": 9, "hands": 2}), ("unknown-field", {"seed": "x"})]
+    for name, change in changes:
+        yield f"deal/invalid/{name}", post("/v1/deals", seeds | {"nonce": 0, "hands": 4} | change)
+    yield "deal/invalid/missing", post("/v1/deals", {})
+    yield "deal/invalid/query", post("/v1/deals?nonce=1", seeds | {"nonce": 0, "hands": 4})
+    dealt = [["9D", "7H", "5S", "6C", "10D"], ["4S", "10H", "10S", "10C", "AS"], ["KS", "6D", "8C", "QC", "4H"],
+             ["4C", "7S", "4D", "2D", "5H"]]
+    verify = seeds | {"nonce": 0, "commitment": SECTION_8_COMMITMENT}
+    yield "verify/section-8", post("/v1/deals/verify", verify | {"hands": dealt})
+    yield "verify/partial", post("/v1/deals/verify", verify | {"hands": [["9d", "7h", "5s", "6c", "td"], None, None,
+                                                                         None]})
+    yield "verify/wrong-hand", post("/v1/deals/verify", verify | {"hands": [dealt[1], dealt[0], None, None]})
+    yield "verify/wrong-order", post("/v1/deals/verify", verify | {"hands": [dealt[0][::-1], None, None, None]})
+    yield "verify/wrong-commitment", post("/v1/deals/verify", verify | {"commitment": "sha256:" + "0" * 64,
+                                                                        "hands": dealt})
+    yield "verify/commitment-prefix", post("/v1/deals/verify", verify | {"commitment": "SHA256:" + "0" * 64,
+                                                                         "hands": dealt})
+    yield "verify/upper-case-commitment", post("/v1/deals/verify", verify | {"commitment": SECTION_8_COMMITMENT.upper()
+                                                                             .replace("SHA256", "sha256"),
+                                                                             "hands": dealt})
+    yield "verify/other-nonce", post("/v1/deals/verify", verify | {"nonce": 1, "hands": dealt})
+    yield "verify/invalid", post("/v1/deals/verify", seeds | {"nonce": 0, "commitment": "sha256:xyz",
+                                                              "hands": [["AS", "1S", "2S", "3S", "4S"], ["AS"], 3]})
+    yield "verify/too-many-hands", post("/v1/deals/verify", verify | {"hands": [None] * 11})
+
+
+def receipt_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """``?receipt=`` on the operations that sign (RULES.md 9.2) and elsewhere, and the JWK Set."""
+    table = _table(rng, 3)
+    for app in ("receipts", "default"):
+        yield f"{app}/evaluate", post("/v1/evaluations?receipt=true", {"hand": CURATED["single-ox-0"]}, app=app)
+        yield f"{app}/rank", post("/v1/rankings?receipt=true&profile=niu-niu&fields=label",
+                                  {"hands": [{"id": "a", "hand": CURATED["bomb"]}, {"hand": CURATED["no-ox"]}]},
+                                  app=app)
+        yield f"{app}/settle", post("/v1/settlements?receipt=true", table, app=app)
+        yield f"{app}/settle-rules", post("/v1/settlements?receipt=true&profile=bull-bull",
+                                          table | {"rules": {"commission_bps": 250}}, app=app)
+        yield f"{app}/jwks", get("/.well-known/jwks.json", app=app)
+    yield "receipts/false", post("/v1/evaluations?receipt=false", {"hand": CURATED["five-dukes"]}, app="receipts")
+    yield "receipts/invalid-value", post("/v1/evaluations?receipt=yes", {"hand": CURATED["five-dukes"]}, app="receipts")
+    yield "receipts/twice", post("/v1/settlements?receipt=true&receipt=true", table, app="receipts")
+    yield "receipts/bad-and-body-bad", post("/v1/evaluations?receipt=1&x=2", {"hand": ["AS"]}, app="receipts")
+    yield "receipts/invalid-body", post("/v1/evaluations?receipt=true", {"hand": ["AS"]}, app="receipts")
+    yield "receipts/batch", post("/v1/evaluations/batch?receipt=true", {"hands": [CURATED["no-ox"]]}, app="receipts")
+    yield "receipts/exposures", post("/v1/exposures?receipt=true", {"players": [{"stake": 10}]}, app="receipts")
+    yield "receipts/profiles", get("/v1/profiles?receipt=true", app="receipts")
+    yield "receipts/jwks-query", get("/.well-known/jwks.json?receipt=true", app="receipts")
+
+#: RULES.md section 8's poker-shaped hands (issue 24), and the hands of its override rows.
+SHAPES: dict[str, list[str]] = {
+    "full-house-7": ["7S", "7H", "7D", "9C", "9H"],
+    "flush-low-straight": ["2S", "3S", "4S", "5S", "6S"],
+    "straight-k": ["9S", "10H", "JD", "QC", "KH"],
+    "straight-5": ["AS", "2H", "3D", "4C", "5H"],
+    "flush": ["2H", "5H", "9H", "JH", "KH"],
+    "full-house-4": ["4D", "4S", "4C", "KH", "KD"],
+    "full-house-j": ["JS", "JH", "JD", "QC", "QH"],
+    "five-small-full-house": ["AS", "AH", "AC", "2D", "2H"],
+    "ace-high-run": ["10S", "JH", "QD", "KC", "AH"],
+    "straight-flush-a": ["10H", "JH", "QH", "KH", "AH"],
+    "straight-flush-5": ["AS", "2S", "3S", "4S", "5S"],
+}
+#: The override of RULES.md section 8 that turns on every shape on niu-niu-plus.
+EVERY_SHAPE = {"straight_flush": True, "dragon": True, "straight_ace_high": True,
+               "ranking": ["five_small", "bomb", "straight_flush", "dragon", "full_house", "flush", "five_dukes",
+                           "straight", "single_ox", "no_ox"]}
+
+
+def shape_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """Issue 24: the poker-shaped categories, the new knobs, label keys and languages."""
+    path = "/v1/evaluations"
+    for name, hand in SHAPES.items():
+        for profile in ("niu-niu-plus", "niu-niu", "standard"):
+            yield f"evaluate/{name}/{profile}", post(_q(path, profile), {"hand": hand})
+        yield f"evaluate/{name}/every-shape", post(_q(path, "niu-niu-plus"), {"hand": hand, "rules": EVERY_SHAPE})
+    yield "evaluate/standard-full-house", post(path, {"hand": SHAPES["full-house-7"], "rules": {"full_house": True}})
+    yield "evaluate/bull-bull/five-small", post(_q(path, "bull-bull"), {"hand": ["AS", "AH", "2C", "2D", "4H"]})
+    yield "evaluate/bull-bull/four-dukes", post(_q(path, "bull-bull"), {"hand": ["10S", "JH", "QC", "QD", "KH"]})
+    yield "evaluate/small-to-five", post(path, {"hand": ["5S", "AH", "AC", "2D", "AD"], "rules": {
+        "five_small_max_rank": 5, "five_small_max_points": 10}})
+    yield "evaluate/small-any-rank", post(path, {"hand": ["AS", "AH", "AC", "2D", "AD"], "rules": {
+        "five_small_max_rank": None, "five_small_max_points": 6}})
+    yield "evaluate/bomb-high-card", post(path, {"hand": CURATED["bomb"], "rules": {"bomb": True,
+                                                                                 "bomb_order": "high_card"}})
+    for name, hand in SHAPES.items():
+        yield f"evaluate/{name}/zh-Hans", post(_q(path, "niu-niu-plus") + "&lang=zh-Hans", {"hand": hand})
+    for name in ("single-ox-0", "five-dukes", "bomb", "double-ox-k", "ngau-tonku"):
+        yield f"evaluate/{name}/zh-Hant", post(_q(path, "niu-niu") + "&lang=zh-Hant", {"hand": CURATED[name]})
+    one = {"hand": CURATED["double-ox-8"]}
+    for i, header in enumerate(["zh-CN", "zh-TW", "zh-HK, en;q=0.5", "fr, zh;q=0.1", "fr", "*", "en-GB", "zh-Hant-TW",
+                                "ZH-hans", "de;q=0, zh-Hans;q=0"]):
+        yield f"accept-language/{i}", post(path, one, headers={"X-Request-ID": f"golden-lang-{i}",
+                                                                 "Accept-Language": header})
+    yield "accept-language/query-wins", post(path + "?lang=en", one, headers={
+        "X-Request-ID": "golden-lang-query", "Accept-Language": "zh-Hant"})
+    for i, lang in enumerate(["fr", "", "zh", "zh-hans", "EN", "zh-Hans,en"]):
+        yield f"lang/{i}", post(path + f"?lang={lang}", one)
+    yield "lang/twice", post(path + "?lang=en&lang=zh-Hans", one)
+    yield "lang/fields", post(path + "?lang=zh-Hans&fields=label,label_key", one)
+    yield "lang/fields-key-only", post(path + "?lang=zh-Hans&fields=label_key,score", one)
+    yield "lang/invalid-body", post(path + "?lang=xx", {"hand": ["AS"]})
+    hands = deal(rng, 10, 2)
+    hands[:4] = [SHAPES["flush"], SHAPES["straight-k"], SHAPES["full-house-4"], SHAPES["straight-flush-5"]]
+    yield "batch/niu-niu-plus", post("/v1/evaluations/batch?profile=niu-niu-plus", {"hands": hands})
+    yield "batch/niu-niu-plus/zh-Hant", post("/v1/evaluations/batch?profile=niu-niu-plus&lang=zh-Hant&fields=label",
+                                             {"hands": hands})
+    yield "batch/every-shape", post("/v1/evaluations/batch?profile=niu-niu-plus", {"hands": hands, "rules": EVERY_SHAPE})
+    entries = [{"id": f"h{i}", "hand": h} for i, h in enumerate(hands)]
+    yield "ranking/niu-niu-plus", post("/v1/rankings?profile=niu-niu-plus", {"hands": entries})
+    yield "ranking/every-shape/zh-Hans", post("/v1/rankings?profile=niu-niu-plus&lang=zh-Hans",
+                                              {"hands": entries, "rules": EVERY_SHAPE})
+    table = {"dealer": {"hand": SHAPES["straight-k"]}, "decks": 2,
+             "players": [{"id": f"p{i}", "hand": h, "stake": 100 * (i + 1)} for i, h in enumerate(hands[2:9])]}
+    yield "settlement/niu-niu-plus", post("/v1/settlements?profile=niu-niu-plus", table)
+    yield "settlement/niu-niu-plus/zh-Hans", post("/v1/settlements?profile=niu-niu-plus&lang=zh-Hans", table)
+    yield "settlement/five-dukes-no-push", post("/v1/settlements?profile=niu-niu", {
+        "dealer": {"hand": ["JS", "QH", "KD", "JC", "QD"]}, "decks": 2, "rules": {"five_dukes_push": False},
+        "players": [{"hand": ["JH", "QS", "KC", "JD", "KH"], "stake": 10}]})
+    yield "exposures/niu-niu-plus", post("/v1/exposures?profile=niu-niu-plus", {"players": [{"stake": 10}]})
+    yield "profile/niu-niu-plus", get("/v1/profiles/niu-niu-plus")
+    yield "profile/bull-bull", get("/v1/profiles/bull-bull")
+    yield "distribution/niu-niu-plus", get("/v1/profiles/niu-niu-plus/distribution")
+    yield "distribution/niu-niu-plus/zh-Hans", get("/v1/profiles/niu-niu-plus/distribution?lang=zh-Hans")
+    yield "distribution/bull-bull", get("/v1/profiles/bull-bull/distribution")
+    yield "distribution/lang-bad", get("/v1/profiles/standard/distribution?lang=fr")
+    yield "house-edge/niu-niu-plus", get("/v1/profiles/niu-niu-plus/house-edge")
+    yield "house-edge/bull-bull/equal", get("/v1/profiles/bull-bull/house-edge?bet=equal")
+    yield "analyse-distribution/every-shape", post("/v1/analyses/distribution?profile=niu-niu-plus&lang=zh-Hant",
+                                                   {"rules": EVERY_SHAPE})
+    yield "analyse-house-edge/shapes-dealer", post("/v1/analyses/house-edge", {"rules": {
+        "straight": True, "flush": True, "full_house": True}})
+    yield "odds/niu-niu-plus/four", post("/v1/odds?profile=niu-niu-plus", {"hand": ["2S", "3S", "4S", "5S"]})
+    yield "odds/niu-niu-plus/five", post("/v1/odds?profile=niu-niu-plus&lang=zh-Hans", {"hand": SHAPES["straight-k"]})
+    yield "odds/niu-niu-plus/three", post("/v1/odds?profile=niu-niu-plus", {"hand": ["7S", "7H", "7D"]})
+    invalid = [
+        {"straight": "yes"}, {"straight_ace_high": 1}, {"flush": None}, {"full_house": "true"},
+        {"straight_flush": 0}, {"dragon": []}, {"bomb_order": "suit"}, {"five_dukes_push": "no"},
+        {"five_small_max_rank": 3}, {"five_small_max_rank": 6}, {"five_small_max_rank": "5"},
+        {"five_small_max_rank": None}, {"payouts": {"straight": -1, "full_house_7": 2}},
+        {"straight": True, "ranking": ["five_dukes", "five_small", "bomb", "four_dukes", "ngau_tonku", "double_ox",
+                                       "single_ox", "no_ox"]},
+        {"ranking": ["dragon", "joker", "single_ox", "no_ox"]},
+    ]
+    for i, rules in enumerate(invalid):
+        yield f"invalid/{i}", post(path, {"hand": CURATED["no-ox"], "rules": rules})
+
+
+
+#: RULES.md section 8's bid-for-banker table (``niu-niu``, two decks, base 100, bid 3).
+BANKER_DEALER = ["KH", "QS", "10D", "3C", "4C"]
+BANKER_PLAYERS = [("p1", ["JS", "9H", "AD", "5C", "5D"]), ("p2", ["9S", "9D", "KS", "2H", "4D"]),
+                  ("p3", ["KH", "QS", "10D", "3C", "4C"]), ("p4", ["7S", "3H", "JH", "8C", "10C"])]
+#: RULES.md section 8's showdown (``niu-niu``, base 10).
+SHOWDOWN_PLAYERS = [("s1", ["JS", "9H", "AD", "5C", "5D"], 2), ("s2", ["7S", "3H", "JH", "8C", "10C"], 1),
+                    ("s3", ["9S", "9D", "KS", "2H", "4D"], 4), ("s4", ["2S", "5H", "8D", "7C", "QH"], 3)]
+
+
+def _banker(balances: list[Any] | None = None, dealer_balance: int | None = None) -> dict[str, Any]:
+    dealer: dict[str, Any] = {"hand": BANKER_DEALER, "bid_multiple": 3}
+    if dealer_balance is not None:
+        dealer["balance"] = dealer_balance
+    players = [{"id": name, "hand": hand, "bet_multiple": i + 1} for i, (name, hand) in enumerate(BANKER_PLAYERS)]
+    for player, balance in zip(players, balances or [], strict=False):
+        player["balance"] = balance
+    return {"decks": 2, "base": 100, "dealer": dealer, "players": players}
+
+
+def _showdown(balances: list[int] | None = None) -> dict[str, Any]:
+    players = [{"id": name, "hand": hand, "bet_multiple": m} for name, hand, m in SHOWDOWN_PLAYERS]
+    for player, balance in zip(players, balances or [], strict=False):
+        player["balance"] = balance
+    return {"base": 10, "players": players}
+
+
+def _round_table(rng: random.Random, players: int, decks: int = 1) -> dict[str, Any]:
+    """A random bid-for-banker table: base, bid and bet multiples, bets."""
+    hands = deal(rng, players + 1, decks)
+    seats = [{"id": f"seat-{i + 1}", "hand": h, "bet_multiple": rng.randint(1, 100), "bet": rng.choice(("double", "equal"))}
+             for i, h in enumerate(hands[1:])]
+    return {"decks": decks, "base": rng.choice((1, 10, 100, 10**6)),
+            "dealer": {"hand": hands[0], "bid_multiple": rng.randint(1, 100)}, "players": seats}
+
+
+def round_settlement_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """``settleRound`` with base and multiples, tie payouts, balances and caps (RULES.md 6.4-6.5)."""
+    path = "/v1/settlements"
+    nn = path + "?profile=niu-niu"
+    yield "section-8/bid-for-banker", post(nn, _banker())
+    yield "section-8/table-caps", post(nn, _banker([500, 10_000, 10_000, 10_000], 1000) | {"rules": {"balance_caps": "table"}})
+    yield "section-8/players-caps", post(nn, _banker([500, 10_000, 10_000, 10_000]) | {"rules": {"balance_caps": "players"}})
+    yield "section-8/dealer-short", post(nn, {"base": 100, "rules": {"balance_caps": "table"}, "dealer": {
+        "hand": ["QH", "8S", "2D", "4C", "6C"], "bid_multiple": 3, "balance": 3001}, "players": [
+        {"id": "p1", "hand": ["AS", "AH", "2C", "2H", "4H"], "bet_multiple": 1, "balance": 10_000},
+        {"id": "p2", "hand": ["9S", "9D", "KS", "2S", "4D"], "bet_multiple": 2, "balance": 10_000},
+        {"id": "p3", "hand": ["7S", "3H", "JH", "8C", "10C"], "bet_multiple": 3, "balance": 10_000},
+        {"id": "p4", "hand": ["5S", "6H", "7D", "8H", "9C"], "bet_multiple": 4, "balance": 2000}]})
+    tie: dict[str, Any] = {"dealer": {"hand": ["10S", "9H", "AD", "7C", "4H"]}, "players": [
+        {"id": "tied", "hand": ["10H", "9D", "AC", "7D", "4S"], "stake": 100},
+        {"id": "no-ox", "hand": ["2S", "3H", "8D", "9C", "KH"], "stake": 100, "bet": "equal"}]}
+    yield "tie-payout/hand", post(path, tie)
+    yield "tie-payout/stake", post(path, tie | {"rules": {"tie_payout": "stake"}})
+    yield "tie-payout/stake-base", post(path, {"base": 50, "dealer": {"hand": tie["dealer"]["hand"], "bid_multiple": 2},
+                                              "players": [{"hand": tie["players"][0]["hand"]}],
+                                              "rules": {"tie_payout": "stake"}})
+    yield "sweep/all-win", post(path, {"base": 5, "dealer": {"hand": ["JS", "QH", "KD", "JC", "QD"]},
+                                       "players": [{"hand": h} for h in deal(rng, 3)]})
+    yield "sweep/all-lose", post(path, {"base": 5, "dealer": {"hand": ["10S", "9H", "8D", "4C", "4H"]},
+                                        "players": [{"hand": CURATED["five-dukes"]}, {"hand": CURATED["double-ox-a"]}]})
+    yield "caps/commission", post(path + "?profile=bull-bull", _banker([300, 5000, 0, 10**15], 2000)
+                                  | {"rules": {"balance_caps": "table", "dealer_commission_bps": 1000}})
+    yield "caps/stakes", post(path, _table(rng, 5) | {"rules": {"balance_caps": "players"}} | {"players": [
+        p | {"balance": rng.choice((0, 1, 99, 10**6))} for p in _table(rng, 5)["players"]]})
+    for i in range(4):
+        yield f"random/{i}", post(_q(path, PROFILES[i]), _round_table(rng, rng.randint(1, 9)))
+    yield "random/decks-8", post(path + "?profile=liberal", _round_table(rng, 82, 8))
+    yield from _round_settlement_errors(rng)
+
+
+def _round_settlement_errors(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    path = "/v1/settlements"
+    nn = path + "?profile=niu-niu"
+    table = _banker()
+    yield "invalid/base-and-stake", post(nn, table | {"players": [p | {"stake": 100} for p in table["players"]]})
+    yield "invalid/multiple-without-base", post(nn, {k: v for k, v in table.items() if k != "base"})
+    yield "invalid/product", post(nn, table | {"base": 10**11})
+    for base in (0, 10**12 + 1, "100", 1.5, None, True):
+        yield f"invalid/base/{base}", post(nn, table | {"base": base})
+    yield "invalid/multiples", post(nn, table | {"dealer": {"hand": BANKER_DEALER, "bid_multiple": 101}, "players": [
+        p | {"bet_multiple": m} for p, m in zip(table["players"], (0, 101, "2", 2.0), strict=True)]})
+    yield "invalid/balance-under-none", post(nn, _banker([1, 2, 3, 4], 5))
+    yield "invalid/missing-balances", post(nn, _banker([1]) | {"rules": {"balance_caps": "table"}})
+    yield "invalid/dealer-balance-under-players", post(nn, _banker([1, 2, 3, 4], 5) | {"rules": {"balance_caps": "players"}})
+    yield "invalid/balances", post(nn, _banker([-1, 10**15 + 1, "5", None], -3) | {"rules": {"balance_caps": "table"}})
+    yield "invalid/everything", post(nn, table | {"base": 0, "rules": {"balance_caps": "pots"}, "players": [
+        {"hand": ["AS"], "stake": 5, "bet_multiple": 3, "balance": 7}]})
+    overflow = _round_table(rng, 9)
+    overflow |= {"base": 2 * 10**7, "dealer": overflow["dealer"] | {"bid_multiple": 100},
+                 "players": [p | {"bet_multiple": 100, "bet": "double"} for p in overflow["players"]],
+                 "rules": {"payouts": {"five_dukes": 1000}, "suited_bonus": "hand", "suited_multiplier": 10}}
+    yield "invalid/overflow", post(path, overflow)
+
+
+def round_showdown_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """``settleShowdown`` (RULES.md 6.6): section 8's tables, caps, ties, bounds, errors."""
+    path = "/v1/showdowns?profile=niu-niu"
+    for showdown in ("winner_takes_all", "all_pairs"):
+        for stake in ("loser", "loser_x_winner"):
+            yield f"section-8/{showdown}/{stake}", post(path, _showdown() | {"rules": {"showdown": showdown,
+                                                                                      "showdown_stake": stake}})
+    yield "section-8/defaults", post(path, _showdown())
+    yield "section-8/caps", post(path, _showdown([10_000, 25, 10_000, 10_000]) | {"rules": {"balance_caps": "players"}})
+    yield "section-8/standard-two-strongest", post("/v1/showdowns", {"base": 10, "players": [
+        {"id": "s1", "hand": ["10H", "9D", "AC", "7D", "4S"]}, {"id": "s2", "hand": ["10C", "9S", "AH", "7C", "4D"]},
+        {"id": "s3", "hand": ["10S", "9H", "8D", "4C", "4H"], "bet_multiple": 3}]})
+    yield "five-dukes-tie", post(path, {"base": 7, "decks": 2, "players": [
+        {"hand": CURATED["five-dukes"]}, {"hand": ["JH", "QS", "KS", "KH", "QC"]}, {"hand": CURATED["no-ox"]}]})
+    yield "winner-caps", post(path, _showdown([50, 10_000, 10_000, 10_000]) | {"rules": {"balance_caps": "table"}})
+    yield "commission", post("/v1/showdowns?profile=bull-bull", _showdown() | {"rules": {"showdown": "all_pairs"}})
+    yield "ten-players", post("/v1/showdowns", {"base": 1000, "players": [
+        {"id": f"s{i}", "hand": h, "bet_multiple": rng.randint(1, 100)} for i, h in enumerate(deal(rng, 10))]})
+    yield "decks-8", post("/v1/showdowns?profile=liberal", {"base": 3, "decks": 8, "players": [
+        {"hand": h, "bet_multiple": rng.randint(1, 100)} for h in deal(rng, 83, 8)]})
+    yield "invalid/one-player", post(path, {"base": 10, "players": [{"hand": CURATED["no-ox"]}]})
+    yield "invalid/eleven-players", post("/v1/showdowns", {"base": 10, "players": [{"hand": h} for h in deal(rng, 11, 2)]})
+    yield "invalid/no-base", post(path, {"players": _showdown()["players"]})
+    yield "invalid/stake-bet-dealer", post(path, _showdown() | {"dealer": {"hand": CURATED["bomb"]}, "players": [
+        p | {"stake": 5, "bet": "equal"} for p in _showdown()["players"]]})
+    yield "invalid/caps-all-pairs", post(path, _showdown([1, 2, 3, 4]) | {"rules": {"balance_caps": "players",
+                                                                                  "showdown": "all_pairs"}})
+    yield "invalid/missing-balances", post(path, _showdown([1]) | {"rules": {"balance_caps": "table"}})
+    yield "invalid/balance-under-none", post(path, _showdown([1, 2, 3, 4]))
+    yield "invalid/repeat-across", post(path, {"base": 1, "players": [{"hand": CURATED["no-ox"]}, {"hand": CURATED["no-ox"]}]})
+    yield "invalid/product", post(path, _showdown() | {"base": 3 * 10**11})
+    yield "invalid/overflow", post("/v1/showdowns", {"base": 10**10, "players": [{"hand": h, "bet_multiple": 100}
+                                                                               for h in deal(rng, 10)],
+                                                     "rules": {"payouts": {"five_dukes": 1000},
+                                                               "showdown_stake": "loser_x_winner"}})
+    yield "receipts/showdown", post("/v1/showdowns?receipt=true&profile=niu-niu", _showdown(), app="receipts")
+    yield "receipts/not-configured", post("/v1/showdowns?receipt=true", _showdown())
+
+
+def round_exposure_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """``tableExposures`` with base, the dealer object and balances (RULES.md 6.5; DECISIONS 21-22)."""
+    path = "/v1/exposures?profile=niu-niu"
+    seats = [{"id": "p1", "bet_multiple": 1, "balance": 500}, {"id": "p2", "bet_multiple": 2, "balance": 10_000},
+             {"id": "p3", "bet_multiple": 3, "bet": "equal", "balance": 10_000}, {"id": "p4", "bet_multiple": 4}]
+    body = {"base": 100, "dealer": {"bid_multiple": 3, "balance": 10_000}, "players": seats}
+    yield "dealer/none", post(path, body)
+    yield "dealer/players-caps", post(path, body | {"rules": {"balance_caps": "players"}})
+    yield "dealer/table-caps", post(path, body | {"rules": {"balance_caps": "table"}})
+    yield "dealer/no-balance", post(path, {"base": 100, "dealer": {"bid_multiple": 3}, "players": seats[3:]})
+    yield "dealer/tight", post(path, {"base": 10**6, "dealer": {"balance": 10**6}, "players": [{"balance": 1}]})
+    yield "invalid/balance-without-base", post(path, {"players": [{"stake": 100, "balance": 5}], "dealer": {"balance": 1}})
+    yield "invalid/multiple-without-base", post(path, {"players": [{"stake": 100, "bet_multiple": 5}],
+                                                       "dealer": {"bid_multiple": 2}})
+    yield "invalid/stake-with-base", post(path, {"base": 1, "players": [{"stake": 100}]})
+    yield "invalid/product", post(path, {"base": 10**11, "dealer": {"bid_multiple": 10}, "players": [{"bet_multiple": 2}]})
+
+
+def round_analysis_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """The analyses under the round forms' knobs (DECISIONS 30): ``tie_payout`` exactly, caps and
+    showdowns named in ``ignored_knobs``."""
+    yield "odds/tie-stake", post("/v1/odds", {"hand": CURATED["single-ox-0"], "rules": {"tie_payout": "stake"}})
+    yield "odds/tie-stake-four", post("/v1/odds", {"hand": ["AS", "KH", "10D", "4C"], "rules": {"tie_payout": "stake"}})
+    yield "odds/tie-stake-dealer", post("/v1/odds", {"hand": ["AS", "KH", "10D"], "role": "dealer", "opponents": 3,
+                                                     "rules": {"tie_payout": "stake"}})
+    yield "odds/caps", post("/v1/odds?profile=niu-niu", {"hand": CURATED["single-ox-0"], "rules": {"balance_caps": "table"}})
+    yield "house-edge/tie-stake", post("/v1/analyses/house-edge", {"rules": {"tie_payout": "stake"}})
+    yield "house-edge/tie-stake-equal", post("/v1/analyses/house-edge?profile=casino",
+                                             {"rules": {"tie_payout": "stake", "commission_bps": 500}, "bet": "equal"})
+    yield "house-edge/showdown", post("/v1/analyses/house-edge", {"rules": {"showdown": "all_pairs",
+                                                                            "showdown_stake": "loser_x_winner"}})
+    yield "distribution/caps", post("/v1/analyses/distribution", {"rules": {"balance_caps": "players"}})
+    yield "evaluate/rules-echo", post("/v1/evaluations", {"hand": CURATED["no-ox"], "rules": {
+        "tie_payout": "stake", "balance_caps": "table", "showdown": "all_pairs", "showdown_stake": "loser_x_winner"}})
+    yield "evaluate/invalid-knobs", post("/v1/evaluations", {"hand": CURATED["no-ox"], "rules": {
+        "tie_payout": "half", "balance_caps": True, "showdown": None, "showdown_stake": 2}})
+
+
 #: The request generators, by operation group; each gets its own seeded random source.
 GROUPS: dict[str, Callable[[random.Random], Iterator[tuple[str, Entry]]]] = {
     "evaluateHand": evaluation_requests,
@@ -726,6 +1075,16 @@ GROUPS: dict[str, Callable[[random.Random], Iterator[tuple[str, Entry]]]] = {
     "oddsAgainstDealer": odds_requests,
     "analyses": analysis_requests,
     "operations": operation_requests,
+    # Issue 26, after every earlier group so that the earlier entries keep their request ids.
+    "deals": deal_requests,
+    "receipts": receipt_requests,
+    # Issue 24, after the groups before it for the same reason.
+    "shapes": shape_requests,
+    # Issue 25 (the round forms, RULES.md 6.4-6.6), after every earlier group likewise.
+    "roundSettlements": round_settlement_requests,
+    "settleShowdown": round_showdown_requests,
+    "roundExposures": round_exposure_requests,
+    "roundAnalyses": round_analysis_requests,
 }
 
 

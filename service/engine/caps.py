@@ -1,0 +1,105 @@
+"""Balances and caps: nobody wins or loses more than it brought to the table (RULES.md 6.5,
+and 6.6 for showdowns).
+
+A table with caps gives each player a ``balance`` (and, under ``balance_caps: table``, the
+dealer too). :func:`cap_round` applies section 6.5's three steps to the players' gross
+results against the dealer; :func:`scale_to` is the exact scaling with largest-remainder
+rounding that step 2 and the showdowns' winner caps share. Every figure is an integer in
+the stakes' minor unit; the scaling is done in exact integer arithmetic (no floats).
+
+The second bid-for-banker example of RULES.md section 8 (``table`` caps, dealer balance
+1,000; p1's balance 500, the others 10,000):
+
+>>> [(gross, cap) for gross, _, cap in cap_round([900, -1200, 0, 2400], [500, 10_000, 10_000, 10_000], 1000)]
+[(294, 'dealer_balance'), (-706, 'dealer_balance'), (0, None), (1412, 'dealer_balance')]
+>>> [(gross, cap) for gross, _, cap in cap_round([900, -1200, 0, 2400], [500, 10_000, 10_000, 10_000], None)]
+[(500, 'player_balance'), (-1200, None), (0, None), (2400, None)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["DEALER_BALANCE", "LOSER_BALANCE", "MAX_BALANCE", "PLAYER_BALANCE", "WINNER_BALANCE", "Capped",
+           "cap_round", "scale_to"]
+
+#: The largest balance, in the stakes' minor unit (RULES.md 6.5).
+MAX_BALANCE = 10**15
+
+#: Why a settlement's gross differs from its uncapped gross (RULES.md 6.5 step 3): the
+#: dealer's balance (step 2 changed it) or the player's own (only step 1 did).
+DEALER_BALANCE = "dealer_balance"
+PLAYER_BALANCE = "player_balance"
+#: Why a showdown's gross differs from its uncapped gross (RULES.md 6.6, DECISIONS 24): a
+#: winner's balance reduced it, or only a loser's did (whose result it is does not matter).
+WINNER_BALANCE = "winner_balance"
+LOSER_BALANCE = "loser_balance"
+
+
+#: One player's gross after caps: ``(gross, uncapped, cap)``: the capped gross (signed from
+#: the player's side), the gross before caps (section 6's result), and ``None`` when the two
+#: are equal, else why they differ (:data:`DEALER_BALANCE`, :data:`PLAYER_BALANCE`).
+Capped = tuple[int, int, str | None]
+
+
+def scale_to(values: Sequence[int], target: int) -> list[int]:
+    """``values`` scaled to add up to exactly ``target``, rounded by largest remainders
+    (RULES.md 6.5 step 2): each ``x_i = values_i × target / Σ values`` is rounded down
+    (toward minus infinity), then the units still missing, ``target − Σ floor(x_i)``, go
+    one each to the largest fractional parts ``x_i − floor(x_i)``, the first listed first
+    among equal parts. Exact: the fractions are compared as integers.
+
+    :param values: integers, all of one sign or zero, not all zero.
+    :param target: the total to reach, of the same sign as ``Σ values`` and at most as
+        large in absolute value.
+    :return: integers adding up to ``target``; each lies between 0 and its value.
+    :raises ValueError: ``values`` add up to 0.
+
+    >>> scale_to([500, -1200, 0, 2400], 1000)
+    [294, -706, 0, 1412]
+    >>> scale_to([1500, -1800, -2700, -2000], -3001)
+    [900, -1080, -1621, -1200]
+    >>> scale_to([10, 10, 10], 20)      # equal parts: the first listed first
+    [7, 7, 6]
+    """
+    total = sum(values)
+    if not total:
+        raise ValueError("the values add up to 0: nothing to scale")
+    den = abs(total)
+    nums = [v * abs(target) for v in values]  # x_i = nums_i / den exactly
+    floors = [n // den for n in nums]
+    remainders = [n % den for n in nums]  # x_i - floor(x_i), times den (0 <= r < den)
+    missing = target - sum(floors)
+    for i in sorted(range(len(values)), key=lambda k: (-remainders[k], k))[:missing]:
+        floors[i] += 1
+    return floors
+
+
+def cap_round(gross: Sequence[int], balances: Sequence[int], dealer_balance: int | None) -> list[Capped]:
+    """The players' gross results against the dealer after caps (RULES.md 6.5).
+
+    1. each ``c_i = sign(g_i) × min(|g_i|, balance_i)``;
+    2. with a dealer balance ``B`` (``table`` caps): if ``|Σ c_i| > B`` the ``c_i`` are
+       scaled to add up to exactly ``sign(Σ c_i) × B`` (:func:`scale_to`);
+    3. ``cap`` is ``None`` when the result equals ``g_i``, else ``dealer_balance`` when step
+       2 changed the value and ``player_balance`` when only step 1 did.
+
+    :param gross: each player's gross before caps, signed from the player's side.
+    :param balances: each player's balance (0 to :data:`MAX_BALANCE`), same order.
+    :param dealer_balance: the dealer's balance under ``table`` caps; ``None`` under ``players``.
+    :return: one :data:`Capped` ``(gross, uncapped, cap)`` per player, in order: every
+        ``|gross|`` within its balance, and within ``dealer_balance`` summed.
+    :raises ValueError: ``balances`` of another length.
+
+    >>> cap_round([1500, -1800, -2700, -3600], [10_000, 10_000, 10_000, 2000], 3001)[3]
+    (-1200, -3600, 'dealer_balance')
+    """
+    if len(balances) != len(gross):
+        raise ValueError("give one balance per player")
+    capped = [g if -b <= g <= b else (b if g > 0 else -b) for g, b in zip(gross, balances, strict=True)]
+    scaled = capped
+    total = sum(capped)
+    if dealer_balance is not None and (total > dealer_balance or -total > dealer_balance):
+        scaled = scale_to(capped, dealer_balance if total > 0 else -dealer_balance)
+    return [(x, g, None if x == g else DEALER_BALANCE if x != c else PLAYER_BALANCE)
+            for g, c, x in zip(gross, capped, scaled, strict=True)]
