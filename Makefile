@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PIP_LOG ?= $(VENV)/pip.log
 
-.PHONY: run test test-fast lint lint-contract bench install install-dev clean
+.PHONY: run test test-fast lint lint-contract bench docs install install-dev clean
 
 # Node tools (package.json, exact versions locked in package-lock.json; .npmrc runs no
 # install scripts): the OpenAPI linters and the TypeScript client test. `npm ci` installs
@@ -42,13 +42,20 @@ run: install
 # into one: the contract run goes in its own process so that every operation is tested.
 CONTRACT := tests/api/test_contract.py::test_api_honours_the_contract
 
+## The docs site (mkdocs.yml): built strictly by both test targets (a broken link or anchor
+## fails), served by `make docs` on DOCS_ADDR (8002: the service takes 8000, its probes 8001).
+DOCS_ADDR ?= 127.0.0.1:8002
+MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs
+
 ## Lint, type-check and run every test (exhaustive, schemathesis, chart, container and fault tests).
 test: install-dev lint
+	$(MKDOCS) build --strict
 	$(BIN)/python -m pytest -n 2 --dist loadgroup --deselect $(CONTRACT)
 	$(BIN)/python -m pytest -p no:xdist $(CONTRACT)
 
 ## Everything but lint, the exhaustive walks and the container test, for a quick local loop.
 test-fast: install-dev
+	$(MKDOCS) build --strict
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -m "not exhaustive and not deploy" --deselect $(CONTRACT)
 	$(BIN)/python -m pytest -p no:xdist $(CONTRACT)
 
@@ -67,5 +74,9 @@ lint-contract: $(NPM_STAMP)
 bench: install-dev
 	$(BIN)/python -m bench
 
+## Serve the docs as a site with search on http://$(DOCS_ADDR), rebuilt on every save.
+docs: install-dev
+	$(MKDOCS) serve --dev-addr $(DOCS_ADDR)
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .tools node_modules clients/ts/build clients/ts/generated $(NPM_LOG)
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .tools node_modules clients/ts/build clients/ts/generated site $(NPM_LOG)

@@ -1,8 +1,8 @@
 """gunicorn configuration, read from the environment (the README's `make run` and the
 container use this same file).
 
-Every setting is read and checked by :mod:`service.settings` (README, "gunicorn
-settings"): a bad value stops start-up with one line and exit status 1. Workers never
+Every setting is read and checked by :mod:`service.settings` (docs/operating.md,
+"gunicorn settings"): a bad value stops start-up with one line and exit status 1. Workers never
 follow the machine's CPU count: set them explicitly.
 
 Each worker is a gevent worker: every connection is served in its own greenlet, so idle

@@ -1,10 +1,9 @@
 """``python -m bench`` (``make bench``): every benchmark, one table.
 
 Runs :mod:`bench.engine`, :mod:`bench.http` and :mod:`bench.curves` (which draws
-``docs/cost-curves.png``), prints one Markdown table with the
-machine it ran on, and writes the same as a README-ready "Performance" section to
-``docs/performance.md`` and between the ``<!-- bench:start -->`` and ``<!-- bench:end -->``
-markers of README.md when it has them (``--no-write``, ``--no-readme`` to skip). Takes
+``docs/cost-curves.png``), prints one Markdown table with the machine it ran on, and writes
+the same as the page ``docs/performance.md``, the one place the table lives (``--no-write``
+to skip; tests/test_docs.py checks the page is exactly what :func:`section` writes). Takes
 about three minutes.
 """
 
@@ -22,24 +21,10 @@ from bench import curves, engine, http
 from bench.common import ROOT, Row, machine, markdown_table
 
 DOC = ROOT / "docs" / "performance.md"
-README = ROOT / "README.md"
-START, END = "<!-- bench:start -->", "<!-- bench:end -->"
-
-
-def fill_readme(text: str, body: str) -> str | None:
-    """``text`` with ``body`` between the bench markers, or ``None`` without markers.
-
-    >>> fill_readme("a\\n<!-- bench:start -->\\nold\\n<!-- bench:end -->\\nb", "new\\n")
-    'a\\n<!-- bench:start -->\\nnew\\n<!-- bench:end -->\\nb'
-    """
-    start, end = text.find(START), text.find(END)
-    if start < 0 or end < start:
-        return None
-    return text[:start + len(START)] + "\n" + body + text[end:]
 
 
 def section(rows: Sequence[Row], where: dict[str, str], seconds: float, tool: str) -> str:
-    """The README's "Performance" section."""
+    """The page ``docs/performance.md``: the table, the machine and how it is measured."""
     missed = [r.measure for r in rows if r.met is False]
     verdict = ("Every goal was met in this run." if not missed
                else "Goals **missed** in this run: " + "; ".join(missed) + ".")
@@ -52,7 +37,7 @@ def section(rows: Sequence[Row], where: dict[str, str], seconds: float, tool: st
 > client instead, which shares the two CPUs with the servers and reads lower than wrk;
 > compare the ratio, not the absolute figures.
 """
-    return f"""## Performance
+    return f"""# Performance
 
 `make bench` measures the engine and the HTTP service and prints this table. Ratios are
 taken within one run (these machines are shared and noisy), and HTTP figures are medians
@@ -60,7 +45,7 @@ of several short runs. {verdict}
 {fallback}
 {markdown_table(rows)}
 
-![Time per request against work](docs/cost-curves.png)
+![Time per request against work](cost-curves.png)
 
 The cost curves (`bench/curves.py`, one worker, one connection, medians) show where time
 goes as a request grows: a log-log slope near 1 is linear growth, near 0 a fixed cost per
@@ -143,7 +128,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--no-write", action="store_true", help="do not write docs/performance.md")
-    parser.add_argument("--no-readme", action="store_true", help="do not fill README.md's bench markers")
     parser.add_argument("--sample", type=int, default=engine.SAMPLE, help="reference sample (default %(default)s)")
     parser.add_argument("--rounds", type=int, default=5, help="HTTP max-load rounds (default %(default)s)")
     parser.add_argument("--seconds", type=float, default=3.0, help="length of one HTTP run (default %(default)s)")
@@ -169,11 +153,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     if not args.no_write:
         DOC.write_text(text)
         print(f"written to {DOC.relative_to(ROOT)}", file=sys.stderr)
-    if not args.no_readme and README.exists():
-        filled = fill_readme(README.read_text(), text.split("\n", 2)[2])  # without the heading
-        if filled is not None:
-            README.write_text(filled)
-            print(f"written between the bench markers of {README.relative_to(ROOT)}", file=sys.stderr)
 
 
 if __name__ == "__main__":

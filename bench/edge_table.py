@@ -1,7 +1,7 @@
-"""The README's house-edge table of the built-in profiles: ``python -m bench.edge_table``.
+"""The house-edge table of the built-in profiles: ``python -m bench.edge_table``.
 
-Prints the markdown table of README.md's "Odds and house edge" section (tests/engine/test_odds.py
-checks the README's copy against :func:`edge_table`): the ``double`` bet of each built-in
+Prints the markdown table of docs/odds.md ("Odds and house edge"; tests/engine/test_odds.py
+checks the page's copy against :func:`edge_table`): the ``double`` bet of each built-in
 profile, and the ``equal`` bet too where the profile takes a commission (without one, an
 equal bet's edge is the tie rule's alone). Takes a few seconds (the commission's
 winnings).
@@ -40,7 +40,7 @@ def edge_table(names: Iterable[str] | None = None) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m bench.edge_table``: print the README's house-edge table."""
+    """``python -m bench.edge_table``: print docs/odds.md's house-edge table."""
     parser = argparse.ArgumentParser(prog="python -m bench.edge_table", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.parse_args(argv)

@@ -101,7 +101,7 @@ class ProfileRegistry(Mapping[str, Profile]):
 MAX_PROFILES_FILE_BYTES = 256 * 1024
 #: The most profiles a file may define. Each is warmed in the master before the workers
 #: fork: its table and analyses add about 3 MiB to the pod's memory and up to about 4 s (a
-#: commission's house edges) to its start-up (README, "Limits").
+#: commission's house edges) to its start-up (docs/operating.md, "Limits").
 MAX_OPERATOR_PROFILES = 16
 
 
@@ -174,7 +174,7 @@ def load_profiles_file(path: str | Path) -> list[Profile]:
         raise ProfilesFileError(
             f"{path}: the file defines {len(data['profiles'])} profiles; at most {MAX_OPERATOR_PROFILES} are "
             "accepted (each one's tables and analyses are built at start-up: about 3 MiB and up to 4 s each; "
-            "README, Limits)")
+            "docs/operating.md, Limits)")
     problems: list[str] = []
     out: list[Profile] = []
     for name, entry in data["profiles"].items():

@@ -122,7 +122,7 @@ class SettingsError(ValueError):
 
 @dataclass(frozen=True)
 class Settings:
-    """The service's settings (README, "gunicorn settings" and "Limits").
+    """The service's settings (docs/operating.md, "gunicorn settings" and "Limits").
 
     Times are seconds; budgets are seconds of CPU per minute.
     """

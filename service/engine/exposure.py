@@ -80,7 +80,7 @@ def table_exposure(players: Sequence[tuple[int, str]], rules: Rules, balances: S
     The dealer pays each winner's gross win (the player's commission comes out of it to
     the house), so the dealer's ``max_loss`` is the sum of the players' largest gross wins,
     ``sum(max_loss)`` of the players' bounds; RULES.md's "sum of the players' maximum wins",
-    counted before commission (README, "Rules decisions"). The dealer's ``max_win`` is the
+    counted before commission (docs/rules-decisions.md, 10). The dealer's ``max_win`` is the
     sum of the players' ``max_loss`` less ``dealer_commission_bps`` of it, rounded down.
 
     Under ``balance_caps`` ``players`` or ``table`` a player's bound is also at most its

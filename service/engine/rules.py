@@ -76,8 +76,8 @@ MAX_SUITED_MULTIPLIER = 10
 #: Basis points in a whole (RULES.md section 6.2): a commission knob is 0..10,000.
 MAX_BPS = 10_000
 
-#: Every category's standard payout (its declaration's); the house decision (README, "Rules
-#: decisions") pays Bomb and Four Dukes, off in the standard game, like the other whole-hand
+#: Every category's standard payout (its declaration's); the house decision
+#: (docs/rules-decisions.md) pays Bomb and Four Dukes, off in the standard game, like the other whole-hand
 #: specials when a profile switches them on.
 _STANDARD_PAYOUTS: Mapping[str, int] = frozen_map({c.value: SPECS[c].payout for c in CATEGORIES})
 

@@ -157,7 +157,7 @@ def _repair_deal(body: dict[str, Any], decks: int) -> None:
         del body["hands"][most:]
 
 
-#: gunicorn answers a request line over 4,094 bytes itself, 414 before the app (README,
+#: gunicorn answers a request line over 4,094 bytes itself, 414 before the app (docs/api.md,
 #: "Errors"); schemathesis does not count a 414 as a rejection, so generated queries stay
 #: well under it (the limit is the server's framing, tested in tests/live/test_limits.py).
 MAX_QUERY_BYTES = 3_000

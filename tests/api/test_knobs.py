@@ -2,9 +2,9 @@
 field): every other place that lists knobs derives from that declaration or is held to it here.
 
 openapi.yaml's ``RulesOverrides`` and ``Rules`` schemas, RULES.md section 7's table and the
-README's override ranges are compared with the metadata; the API, the operator profiles file,
-``/v1/profiles`` and ``gnau profiles`` are exercised for every knob, so a new knob is tested
-as soon as it is declared.
+override ranges of docs/rules-decisions.md are compared with the metadata; the API, the
+operator profiles file, ``/v1/profiles`` and ``gnau profiles`` are exercised for every knob,
+so a new knob is tested as soon as it is declared.
 """
 
 from __future__ import annotations
@@ -143,8 +143,9 @@ def test_rules_md_table_agrees_with_the_knobs() -> None:
     assert list(rows) == [name for name in KNOBS if name in rows]  # the same order
 
 
-def test_readme_override_ranges_agree_with_the_knobs() -> None:
-    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+def test_rules_decisions_override_ranges_agree_with_the_knobs() -> None:
+    """docs/rules-decisions.md (8) states the ranges the service gives the knobs RULES.md leaves open."""
+    text = " ".join((ROOT / "docs" / "rules-decisions.md").read_text(encoding="utf-8").split())
     found = re.search(r"`five_small_max_points` is (\d+)\.\.(\d+) or null; `suited_multiplier` "
                       r"(\d+)\.\.(\d+) and every payout (\d+)\.\.(\d{1,3}(?:,\d{3})*)", text)
     assert found is not None

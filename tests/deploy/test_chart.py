@@ -316,7 +316,7 @@ def test_cors_is_off_by_default_and_on_from_values(default_render: Rendered, all
 
 def test_receipts_are_off_by_default_and_mounted_from_an_existing_secret(default_render: Rendered,
                                                                          all_on_render: Rendered) -> None:
-    """``receipts.existingSecret`` (README, docs/deals-and-receipts.md): the Secret's
+    """``receipts.existingSecret`` (docs/deals-and-receipts.md): the Secret's
     ``receipt-key.pem`` signs, its other ``*.pem`` entries publish older keys; read-only,
     not readable by others; the chart never renders the Secret itself."""
     assert not {"GNAU_RECEIPT_KEY_FILE", "GNAU_RECEIPT_PUBLIC_KEYS"} & set(default_render.env())

@@ -37,7 +37,7 @@ SKIPPED = [
     # resolve ARGs. The ARG's default is asserted pinned by test_dockerfile.py.
     Skip("CKV_DOCKER_7", r"Dockerfile\.FROM$", frozenset({"dockerfile"}),
          "base image is an ARG whose pinned default test_dockerfile.py checks"),
-    # No image.digest is given in these renders; README's deploy section recommends pinning
+    # No image.digest is given in these renders; docs/deploying.md recommends pinning
     # one in production (test_digest_check_passes_when_a_digest_is_given proves it then passes).
     Skip("CKV_K8S_43", ANY, frozenset({"default", "all-on"}), "no image.digest given"),
     # pullPolicy stays IfNotPresent: with a pinned digest it is exact, and Always would add a

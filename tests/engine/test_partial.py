@@ -270,7 +270,7 @@ def test_dealer_round_from_four_known_cards_is_linear(name: str) -> None:
 
 
 def test_worked_check_four_known_cards() -> None:
-    """README's worked check: AS KH 10D 4C, standard, one deck."""
+    """The worked check of docs/odds.md ("Before the fifth card"): AS KH 10D 4C, standard, one deck."""
     p = partial_odds(cards(codes("AS KH 10D 4C")), PROFILES["standard"].rules)
     assert p.completions == 48
     assert [(label_text(o.label_key), o.completions, [str(CARDS[c]) for c in o.cards]) for o in p.outcomes] == [
@@ -281,8 +281,8 @@ def test_worked_check_four_known_cards() -> None:
         ("No Ox", 18, ["AD", "AC", "AH", "2D", "2C", "2H", "2S", "4D", "4H", "4S", "7D", "7C", "7H", "7S",
                        "8D", "8C", "8H", "8S"]),
     ]
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("<!-- partial-odds-check -->"):readme.index("<!-- /partial-odds-check -->")]
+    page = (ROOT / "docs" / "odds.md").read_text(encoding="utf-8")
+    section = page[page.index("<!-- partial-odds-check -->"):page.index("<!-- /partial-odds-check -->")]
     for o in p.outcomes:
         label = label_text(o.label_key)
         assert re.search(rf"\| {re.escape(label)} \| {o.completions}/48 \| {o.completions / 48:.4f} \|", section), label

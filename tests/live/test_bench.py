@@ -19,6 +19,7 @@ from bench.common import Row
 from bench.echo_app import app as echo_app
 from service.http.runtime import Runtime
 from service.logs import json_formatter
+from tests import ROOT
 
 
 def test_common_doctests() -> None:
@@ -89,7 +90,7 @@ def test_performance_section() -> None:
     rows = [Row("Engine", "ratio", "900x", "≥ 100x", True), Row("HTTP", "batch", "90,000 hands/s", "≥ 150,000", False)]
     where = {"CPUs (nproc)": "2", "CPU model": "Test CPU"}
     text = section(rows, where, 120.0, "wrk")
-    assert text.startswith("## Performance")
+    assert text.startswith("# Performance\n")  # the page docs/performance.md, nothing else
     assert "| Engine | ratio | 900x | ≥ 100x | yes |" in text
     assert "Goals **missed** in this run: batch." in text
     assert "- CPU model: Test CPU" in text
@@ -122,18 +123,15 @@ def test_served_by_counts_requests_per_worker(tmp_path: Path) -> None:
     assert server.served_by() == [1]
 
 
-def test_readme_markers_are_filled() -> None:
-    from bench.__main__ import fill_readme
+def test_the_page_shows_the_plot_beside_it() -> None:
+    """The bench writes one page, docs/performance.md (tests/test_docs.py), whose plot link is
+    relative to docs/: it works on GitHub and in the docs site alike."""
+    from bench.__main__ import DOC
 
-    text = "# Title\n\n## Performance\n\n<!-- bench:start -->\n(filled by `make bench`)\n<!-- bench:end -->\n\n## Next\n"
-    filled = fill_readme(text, "| table |\n")
-    assert filled == "# Title\n\n## Performance\n\n<!-- bench:start -->\n| table |\n<!-- bench:end -->\n\n## Next\n"
-    assert fill_readme(filled, "| again |\n") == filled.replace("| table |", "| again |")
-    assert fill_readme("no markers", "x") is None
-    rows = [Row("Engine", "ratio", "900x", "≥ 100x", True)]
-    body = section(rows, {"CPUs (nproc)": "2"}, 1.0, "wrk").split("\n", 2)[2]
-    assert not body.startswith("## Performance")
-    assert "| Engine | ratio | 900x | ≥ 100x | yes |" in body
+    text = section([Row("Engine", "ratio", "900x", "≥ 100x", True)], {"CPUs (nproc)": "2"}, 1.0, "wrk")
+    assert "![Time per request against work](cost-curves.png)" in text
+    assert DOC == ROOT / "docs" / "performance.md"
+    assert (DOC.parent / "cost-curves.png").exists()
 
 
 def test_cost_curve_slopes_and_plot(tmp_path: Path) -> None:

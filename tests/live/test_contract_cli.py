@@ -1,4 +1,5 @@
-"""The bare schemathesis CLI against a real gunicorn, as a consumer runs it (README):
+"""The bare schemathesis CLI against a real gunicorn, as a consumer runs it (docs/api.md,
+"Health and the contract"):
 
     st run http://127.0.0.1:PORT/openapi.yaml --checks all
 

@@ -6,7 +6,7 @@ with ``chromium --dump-dom``; the other drives the page with Playwright (the PyP
 pointed at the Debian browser: no browser download) and runs "Try it out" on
 ``POST /v1/evaluations``.
 
-Regenerate the README screenshots with ``GNAU_UPDATE_SCREENSHOTS=1`` (they go to docs/).
+Regenerate the screenshots of docs/clients.md with ``GNAU_UPDATE_SCREENSHOTS=1`` (they go to docs/).
 """
 
 from __future__ import annotations
