@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Make sure Debian's chromium is installed (the browser test and the docs screenshot use it).
-# Prints the browser's path. Installs it with apt-get when missing (CI runs as root);
-# exits non-zero with a one-line reason when it cannot.
+# Prints the browser's path. Installs it with apt-get when missing (CI runs as root), without
+# the recommended packages (upower, udev, mesa, notification-daemon, printer tools...: none
+# is needed headless); exits non-zero with a one-line reason when it cannot.
 set -euo pipefail
 
 browser="${CHROMIUM:-/usr/bin/chromium}"
@@ -21,7 +22,7 @@ if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
     exit 1
 fi
 log="$(mktemp -t ensure-chromium.XXXXXX.log)"
-if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 chromium; } >"$log" 2>&1; then
+if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=300 chromium; } >"$log" 2>&1; then
     tail -n 20 "$log" >&2
     echo "ensure-chromium: apt-get could not install chromium (log: $log)" >&2
     exit 1
