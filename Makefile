@@ -17,11 +17,23 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=24" 2>$(PIP_LOG) || { cat $(PIP_LOG); exit 1; }
 
-install: $(BIN)/python
-	$(BIN)/pip install --quiet -c constraints.txt -e . 2>$(PIP_LOG) || { cat $(PIP_LOG); exit 1; }
+# The package is installed (editable) only when the dependencies changed: a stamp in the
+# virtualenv, newer than pyproject.toml and constraints.txt, says it is up to date (so a
+# second `make run` starts at once). The dev install covers the runtime one: it stamps both.
+INSTALL_STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
 
-install-dev: $(BIN)/python $(NPM_STAMP)
+$(INSTALL_STAMP): $(BIN)/python pyproject.toml constraints.txt
+	$(BIN)/pip install --quiet -c constraints.txt -e . 2>$(PIP_LOG) || { cat $(PIP_LOG); exit 1; }
+	@touch $@
+
+$(DEV_STAMP): $(BIN)/python pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev]" 2>$(PIP_LOG) || { cat $(PIP_LOG); exit 1; }
+	@touch $(INSTALL_STAMP) $@
+
+install: $(INSTALL_STAMP)
+
+install-dev: $(DEV_STAMP) $(NPM_STAMP)
 
 $(NPM_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund >$(NPM_LOG) 2>&1 || { cat $(NPM_LOG); exit 1; }
@@ -35,7 +47,7 @@ GNAU_RECEIPT_KEY_FILE ?= $(DEV_RECEIPT_KEY)
 
 ## Start the service on 127.0.0.1:8000 with the same gunicorn config as the container.
 run: install
-	@if [ "$(GNAU_RECEIPT_KEY_FILE)" = "$(DEV_RECEIPT_KEY)" ]; then $(BIN)/python -m service.receipts $(DEV_RECEIPT_KEY); fi
+	@if [ "$(GNAU_RECEIPT_KEY_FILE)" = "$(DEV_RECEIPT_KEY)" ] && [ ! -e "$(DEV_RECEIPT_KEY)" ]; then $(BIN)/python -m service.receipts $(DEV_RECEIPT_KEY); fi
 	GNAU_RECEIPT_KEY_FILE="$(GNAU_RECEIPT_KEY_FILE)" $(BIN)/gunicorn -c gunicorn.conf.py
 
 # schemathesis gives every operation's test the same node id, which pytest-xdist folds
