@@ -3,6 +3,7 @@
 # Prints the browser's path. Installs it with apt-get when missing (CI runs as root), without
 # the recommended packages (upower, udev, mesa, notification-daemon, printer tools...: none
 # is needed headless); exits non-zero with a one-line reason when it cannot.
+# GNAU_NO_INSTALL=1 (make test-fast): only look, install nothing.
 set -euo pipefail
 
 browser="${CHROMIUM:-/usr/bin/chromium}"
@@ -16,6 +17,10 @@ flock 9
 if [ -x "$browser" ]; then
     echo "$browser"
     exit 0
+fi
+if [ "${GNAU_NO_INSTALL:-0}" = 1 ]; then
+    echo "ensure-chromium: $browser is missing (not installed: GNAU_NO_INSTALL=1, as make test-fast sets); install Debian's chromium or set CHROMIUM" >&2
+    exit 1
 fi
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
     echo "ensure-chromium: $browser is missing and apt-get as root is not available; install Debian's chromium" >&2
