@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PIP_LOG ?= $(VENV)/pip.log
 
-.PHONY: run test test-fast lint lint-contract bench install install-dev clean
+.PHONY: run test test-fast lint lint-contract chart-docs bench install install-dev clean
 
 # Node tools (package.json, exact versions locked in package-lock.json; .npmrc runs no
 # install scripts): the OpenAPI linters and the TypeScript client test. `npm ci` installs
@@ -80,6 +80,12 @@ lint: install-dev lint-contract
 lint-contract: $(NPM_STAMP)
 	$(NODE_ENV) node_modules/.bin/redocly lint openapi.yaml --max-problems 1000
 	$(NODE_ENV) node_modules/.bin/spectral lint openapi.yaml --fail-severity=hint
+
+## The chart's values table (docs/chart-values.md) and values.schema.json's descriptions,
+## generated from the `## @param` comments of helm/gnau-scoring/values.yaml
+## (readme-generator-for-helm; tests/deploy/chart_docs.py). A test fails when they are stale.
+chart-docs: $(DEV_STAMP) $(NPM_STAMP)
+	$(BIN)/python -m tests.deploy.chart_docs
 
 ## Benchmarks (a few minutes); prints one table.
 bench: install-dev
