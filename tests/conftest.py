@@ -17,6 +17,7 @@ from bench.harness import Server, launch_ready
 from service.http.app import create_app
 from service.http.runtime import Runtime
 from tests import ROOT
+from tests.live.node_tools import npm_bin
 from tests.tools import (
     OPTION,
     SkippedTool,
@@ -77,6 +78,17 @@ def chromium(pytestconfig: pytest.Config) -> str:
     if result.returncode != 0:
         missing_tool(pytestconfig, "chromium", result.stderr.strip().removeprefix("ensure-chromium: "))
     return result.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="session")
+def node_bin(pytestconfig: pytest.Config) -> Path:
+    """``node_modules/.bin`` with the locked npm tools (:func:`tests.live.node_tools.npm_bin`,
+    which runs ``npm ci`` if needed): without Node and npm the test fails, or skips under
+    ``--skip-missing-tools``."""
+    try:
+        return npm_bin()
+    except RuntimeError as exc:
+        missing_tool(pytestconfig, "node", str(exc))
 
 
 # Numbers measured by the container test (tests/deploy/test_container.py records them as

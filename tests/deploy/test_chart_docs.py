@@ -13,7 +13,6 @@ import difflib
 import json
 from pathlib import Path
 
-import pytest
 import yaml
 
 from tests.deploy.chart_docs import (
@@ -26,8 +25,6 @@ from tests.deploy.chart_docs import (
     schema_text,
     value_paths,
 )
-from tests.live.node_tools import npm_bin
-from tests.tools import missing_tool
 
 
 def _documented() -> dict[str, str]:
@@ -53,11 +50,7 @@ def test_schema_descriptions_are_the_params() -> None:
         "values.schema.json's descriptions differ from the ## @param comments of values.yaml: run make chart-docs")
 
 
-def test_values_table_is_current(pytestconfig: pytest.Config, tmp_path: Path) -> None:
-    try:
-        npm_bin()
-    except RuntimeError as exc:
-        missing_tool(pytestconfig, "node", str(exc))
+def test_values_table_is_current(node_bin: Path, tmp_path: Path) -> None:
     assert main(["--out", str(tmp_path)]) == 0
     made = (tmp_path / CHART_VALUES_PAGE.name).read_text(encoding="utf-8")
     committed = CHART_VALUES_PAGE.read_text(encoding="utf-8")

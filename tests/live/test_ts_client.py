@@ -17,9 +17,8 @@ import pytest
 
 from bench.harness import ROOT
 from tests.live.helpers import live_server
-from tests.tools import missing_tool
 
-from .node_tools import NODE_ENV, npm_bin
+from .node_tools import NODE_ENV
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ts-client")]
 
@@ -35,12 +34,9 @@ def _run(args: list[str | Path], timeout: float = 300) -> str:
 
 
 @pytest.fixture(scope="module")
-def compiled(pytestconfig: pytest.Config) -> Path:
+def compiled(node_bin: Path) -> Path:
     """The types generated from openapi.yaml, the script type-checked and compiled."""
-    try:
-        bin_ = npm_bin()
-    except RuntimeError as exc:
-        missing_tool(pytestconfig, "node", str(exc))
+    bin_ = node_bin
     types = CLIENT / "generated" / "gnau-scoring.d.ts"
     _run([bin_ / "openapi-typescript", ROOT / "openapi.yaml", "--redocly", CLIENT / "redocly.yaml", "--output", types])
     assert "export interface paths" in types.read_text(encoding="utf-8")
