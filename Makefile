@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PIP_LOG ?= $(VENV)/pip.log
 
-.PHONY: run test test-fast lint lint-contract bench docs install install-dev clean
+.PHONY: run test test-fast lint lint-contract chart-docs bench docs install install-dev clean
 
 # Node tools (package.json, exact versions locked in package-lock.json; .npmrc runs no
 # install scripts): the OpenAPI linters and the TypeScript client test. `npm ci` installs
@@ -17,11 +17,23 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=24" 2>$(PIP_LOG) || { cat $(PIP_LOG); exit 1; }
 
-install: $(BIN)/python
-	$(BIN)/pip install --quiet -c constraints.txt -e . 2>$(PIP_LOG) || { cat $(PIP_LOG); exit 1; }
+# The package is installed (editable) only when the dependencies changed: a stamp in the
+# virtualenv, newer than pyproject.toml and constraints.txt, says it is up to date (so a
+# second `make run` starts at once). The dev install covers the runtime one: it stamps both.
+INSTALL_STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
 
-install-dev: $(BIN)/python $(NPM_STAMP)
+$(INSTALL_STAMP): $(BIN)/python pyproject.toml constraints.txt
+	$(BIN)/pip install --quiet -c constraints.txt -e . 2>$(PIP_LOG) || { cat $(PIP_LOG); exit 1; }
+	@touch $@
+
+$(DEV_STAMP): $(BIN)/python pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev]" 2>$(PIP_LOG) || { cat $(PIP_LOG); exit 1; }
+	@touch $(INSTALL_STAMP) $@
+
+install: $(INSTALL_STAMP)
+
+install-dev: $(DEV_STAMP) $(NPM_STAMP)
 
 $(NPM_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund >$(NPM_LOG) 2>&1 || { cat $(NPM_LOG); exit 1; }
@@ -35,7 +47,7 @@ GNAU_RECEIPT_KEY_FILE ?= $(DEV_RECEIPT_KEY)
 
 ## Start the service on 127.0.0.1:8000 with the same gunicorn config as the container.
 run: install
-	@if [ "$(GNAU_RECEIPT_KEY_FILE)" = "$(DEV_RECEIPT_KEY)" ]; then $(BIN)/python -m service.receipts $(DEV_RECEIPT_KEY); fi
+	@if [ "$(GNAU_RECEIPT_KEY_FILE)" = "$(DEV_RECEIPT_KEY)" ] && [ ! -e "$(DEV_RECEIPT_KEY)" ]; then $(BIN)/python -m service.receipts $(DEV_RECEIPT_KEY); fi
 	GNAU_RECEIPT_KEY_FILE="$(GNAU_RECEIPT_KEY_FILE)" $(BIN)/gunicorn -c gunicorn.conf.py
 
 # schemathesis gives every operation's test the same node id, which pytest-xdist folds
@@ -53,10 +65,16 @@ test: install-dev lint
 	$(BIN)/python -m pytest -n 2 --dist loadgroup --deselect $(CONTRACT)
 	$(BIN)/python -m pytest -p no:xdist $(CONTRACT)
 
-## Everything but lint, the exhaustive walks and the container test, for a quick local loop.
-test-fast: install-dev
+## The quick local loop, for a plain machine (Python 3.11, no root, no apt; Node and npm
+## optional): everything but lint, the exhaustive walks and the container test. A test whose
+## outside tool is missing (Chromium, Node/npm, helm, podman, openssl) is skipped, nothing is
+## installed with apt, and the run ends with a list of what it skipped and why
+## (tests/tools.py). `make test` installs those tools and fails without them.
+NPM := $(shell command -v npm 2>/dev/null)
+
+test-fast: $(DEV_STAMP) $(if $(NPM),$(NPM_STAMP))
 	$(MKDOCS) build --strict
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -m "not exhaustive and not deploy" --deselect $(CONTRACT)
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -m "not exhaustive and not deploy" --skip-missing-tools --deselect $(CONTRACT)
 	$(BIN)/python -m pytest -p no:xdist $(CONTRACT)
 
 lint: install-dev lint-contract
@@ -69,6 +87,12 @@ lint: install-dev lint-contract
 lint-contract: $(NPM_STAMP)
 	$(NODE_ENV) node_modules/.bin/redocly lint openapi.yaml --max-problems 1000
 	$(NODE_ENV) node_modules/.bin/spectral lint openapi.yaml --fail-severity=hint
+
+## The chart's values table (docs/chart-values.md) and values.schema.json's descriptions,
+## generated from the `## @param` comments of helm/gnau-scoring/values.yaml
+## (readme-generator-for-helm; tests/deploy/chart_docs.py). A test fails when they are stale.
+chart-docs: $(DEV_STAMP) $(NPM_STAMP)
+	$(BIN)/python -m tests.deploy.chart_docs
 
 ## Benchmarks (a few minutes); prints one table.
 bench: install-dev

@@ -2,7 +2,7 @@
 
 The request schemas (:mod:`service.schemas`) load a body through marshmallow's fields, which
 costs about 0.3 ms a player. Most bodies are plainly valid: every member of the expected
-type and range, every card known and within ``decks`` copies. These readers load such a
+type and range, every card known and within ``decks`` copies, no player's id repeated. These readers load such a
 body with plain checks and the engine's one-pass card reader
 (:func:`~service.engine.batch.read_hands`), and give exactly what the fields give
 (``tests/engine/test_fast_paths.py`` compares the two on valid and invalid variants); any
@@ -25,8 +25,8 @@ from service.engine.caps import MAX_BALANCE
 from service.engine.cards import DECK_SIZE, HAND_SIZE, MAX_DECKS, count_excess
 from service.engine.settle import MAX_MULTIPLE, MAX_STAKE
 
-__all__ = ["MAX_ID_LENGTH", "max_players", "max_seats", "plain_decks", "plain_hands", "plain_id", "plain_settlement",
-           "plain_showdown"]
+__all__ = ["MAX_ID_LENGTH", "distinct_ids", "max_players", "max_seats", "plain_decks", "plain_hands", "plain_id",
+           "plain_settlement", "plain_showdown"]
 
 #: The longest caller's id.
 MAX_ID_LENGTH = 128
@@ -82,6 +82,17 @@ def plain_hands(hands: list[Any], decks: int, shared: bool) -> Sequence[Sequence
     if problems or count_excess(codes, decks, shared=shared):
         return None
     return codes  # type: ignore[return-value]  # no problems: no None codes
+
+
+def distinct_ids(seats: list[dict[str, Any]]) -> bool:
+    """Whether no two seats give the same ``id`` (DECISIONS 10; seats without one aside): a
+    table that repeats one is left to the fields, which name the repeat.
+
+    >>> distinct_ids([{"id": "a"}, {"id": None}, {"id": None}]), distinct_ids([{"id": "a"}, {"id": "a"}])
+    (True, False)
+    """
+    ids = [seat["id"] for seat in seats if seat["id"] is not None]
+    return len(set(ids)) == len(ids)
 
 
 def _within(value: Any, low: int, high: int) -> bool:
@@ -153,6 +164,8 @@ def plain_settlement(data: Any) -> dict[str, Any] | None:
         if seat is None:
             return None
         seats.append(seat)
+    if not distinct_ids(seats):
+        return None
     codes = plain_hands([data["dealer"]["hand"], *(p["hand"] for p in players)], decks, shared=True)
     if codes is None:
         return None
@@ -190,6 +203,8 @@ def plain_showdown(data: Any) -> dict[str, Any] | None:
         if not good or base * seat.get("bet_multiple", 1) > MAX_STAKE:
             return None
         seats.append(seat)
+    if not distinct_ids(seats):
+        return None
     codes = plain_hands([p["hand"] for p in players], decks, shared=True)
     if codes is None:
         return None

@@ -52,6 +52,7 @@ __all__ = [
     "ShowdownRequestSchema",
     "bet_field",
     "card_codes",
+    "duplicate_id_errors",
     "max_players",
     "max_seats",
 ]
@@ -512,6 +513,27 @@ def _product_errors(data: Mapping[str, Any], bid: int | None) -> dict[Any, Any]:
     return {"players": errors} if errors else {}
 
 
+def duplicate_id_errors(data: Mapping[str, Any]) -> dict[Any, Any]:
+    """Each player whose ``id`` repeats an earlier player's (DECISIONS 10: a ledger keys a
+    table's results by id): the error names the later one, ``/players/i/id``, and says which
+    player had it first. Players without an id are never duplicates.
+
+    >>> duplicate_id_errors({"players": [{"id": "a"}, {"id": "b"}, {}, {"id": "a"}]})
+    {'players': {3: {'id': ["repeats the id of /players/0: each player's id must be unique"]}}}
+    """
+    players = data.get("players")
+    first: dict[str, int] = {}
+    errors: dict[Any, Any] = {}
+    for i, player in enumerate(players if isinstance(players, list) else []):
+        id_ = player.get("id") if isinstance(player, dict) else None
+        if isinstance(id_, str):
+            if id_ in first:
+                errors[i] = {"id": [f"repeats the id of /players/{first[id_]}: each player's id must be unique"]}
+            else:
+                first[id_] = i
+    return {"players": errors} if errors else {}
+
+
 def _merge(errors: dict[Any, Any], more: Mapping[Any, Any]) -> None:
     """Add nested messages ``more`` into ``errors`` (objects merged key by key)."""
     for key, value in more.items():
@@ -570,9 +592,12 @@ class SettlementRequestSchema(ScoringRequestSchema):
     @validates_schema(skip_on_field_errors=False)
     def _check_table(self, data: Mapping[str, Any], **kwargs: Any) -> None:
         decks = _decks(data)
+        errors = duplicate_id_errors(data)
         if not decks:
+            if errors:
+                raise ValidationError(errors)
             return
-        errors = _seat_errors(data, decks, max_players(decks), " besides the dealer")
+        _merge(errors, _seat_errors(data, decks, max_players(decks), " besides the dealer"))
         players = data.get("players")
         paths: list[tuple[object, ...]] = []
         hands: list[Sequence[int | None]] = []
@@ -644,6 +669,7 @@ class ExposureRequestSchema(ScoringRequestSchema):
     def _check_seats(self, data: Mapping[str, Any], **kwargs: Any) -> None:
         decks = _decks(data)
         errors = _seat_errors(data, decks, max_players(decks), " besides the dealer") if decks else {}
+        _merge(errors, duplicate_id_errors(data))
         _merge(errors, _product_errors(data, _bid(data)))
         seats = [data.get("dealer"), *(data.get("players") or [])]
         if "base" not in data and any(isinstance(x, dict) and "balance" in x for x in seats):
@@ -691,9 +717,12 @@ class ShowdownRequestSchema(ScoringRequestSchema):
     @validates_schema(skip_on_field_errors=False)
     def _check_table(self, data: Mapping[str, Any], **kwargs: Any) -> None:
         decks = _decks(data)
+        errors = duplicate_id_errors(data)
         if not decks:
+            if errors:
+                raise ValidationError(errors)
             return
-        errors = _seat_errors(data, decks, max_seats(decks), "")
+        _merge(errors, _seat_errors(data, decks, max_seats(decks), ""))
         given = data.get("players")
         players: list[Any] = given if isinstance(given, list) else []
         at = [i for i, p in enumerate(players) if isinstance(p, dict) and p.get("hand")]

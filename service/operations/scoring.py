@@ -461,13 +461,15 @@ def evaluate_hands(body: Any, query: Query, profiles: ProfileRegistry, *, guard:
     """
     s, fields = load(_BATCH, body, query, profiles, with_fields=True, with_lang=True, language=language)
     hands = s.data["hands"]
+    # The evaluations are written inside the guard: under rules without a table, the hands'
+    # entries are filled as the JSON is written, and that is the work the budget pays for.
     with guard(scoring_cost(s.rules, len(hands))):
         if isinstance(hands, Hands):  # read in one pass: classes and orders with numpy
             resolution = resolved(hands, s.rules, sorted_codes=hands.sorted, array=hands.array)
         else:
             resolution = resolved(hands, s.rules)
-    return Answer(s.context | {"evaluations": evaluations_json(resolution, fields, s.lang)}, s.profile.name,
-                  resolution.categories(), lang=s.lang)
+        evaluations = evaluations_json(resolution, fields, s.lang)
+    return Answer(s.context | {"evaluations": evaluations}, s.profile.name, resolution.categories(), lang=s.lang)
 
 
 def rank_hands(body: Any, query: Query, profiles: ProfileRegistry, *, guard: Guard = unguarded,

