@@ -227,6 +227,23 @@ class ScoringRequestSchema(_Strict):
     rules = _nested(RulesOverridesSchema, load_default=None, allow_none=False)
 
 
+class _OnePassSchema(ScoringRequestSchema):
+    """A scoring request with a one-pass reader (:mod:`service.one_pass`): ``_plain(data)``
+    is the loaded data of a plainly valid body, or ``None`` to load it through the fields."""
+
+    @staticmethod
+    def _plain(data: Any) -> dict[str, Any] | None:
+        return None
+
+    def load(self, data: Any, *args: Any, **kwargs: Any) -> Any:
+        """marshmallow's ``load``, with the one-pass path for a plainly valid body."""
+        if not args and not kwargs:
+            fast = self._plain(data)
+            if fast is not None:
+                return fast
+        return super().load(data, *args, **kwargs)
+
+
 def _excess_errors(path: Callable[[int], tuple[object, ...]], hands: Sequence[Sequence[int | None]], decks: int,
                    shared: bool) -> dict[Any, Any]:
     """Errors for cards beyond ``decks`` copies (:func:`~service.engine.cards.count_excess`),
@@ -339,7 +356,7 @@ class Entries(Sequence[dict[str, Any]]):
         return repr(list(self))
 
 
-class RankingRequestSchema(ScoringRequestSchema):
+class RankingRequestSchema(_OnePassSchema):
     """``POST /v1/rankings``: 2 to 1,000 hands, each checked on its own.
 
     The common body (``hands`` of ``{"hand": [...], "id": "..."}`` entries, all valid, and
@@ -355,14 +372,6 @@ class RankingRequestSchema(ScoringRequestSchema):
     """
 
     hands = BoundedList(_nested(RankingEntrySchema), 2, MAX_RANKING, "hands", required=True)
-
-    def load(self, data: Any, *args: Any, **kwargs: Any) -> Any:
-        """marshmallow's ``load``, with the one-pass path for a plainly valid body."""
-        if not args and not kwargs:
-            fast = self._plain(data)
-            if fast is not None:
-                return fast
-        return super().load(data, *args, **kwargs)
 
     @staticmethod
     def _plain(data: Any) -> dict[str, Any] | None:
@@ -559,7 +568,7 @@ def _with_stakes(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-class SettlementRequestSchema(ScoringRequestSchema):
+class SettlementRequestSchema(_OnePassSchema):
     """``POST /v1/settlements``: a dealer, 1 to 82 players; cards counted across the table.
 
     A table gives each player's ``stake``, or the room's ``base`` with the dealer's
@@ -577,17 +586,7 @@ class SettlementRequestSchema(ScoringRequestSchema):
                      BoundedList(_nested(BasePlayerSchema), 1, max_players(MAX_DECKS), "players"), required=True)
     base = _base_field()
 
-    def load(self, data: Any, *args: Any, **kwargs: Any) -> Any:
-        """marshmallow's ``load``, with the one-pass path for a plainly valid body."""
-        if not args and not kwargs:
-            fast = self._plain(data)
-            if fast is not None:
-                return fast
-        return super().load(data, *args, **kwargs)
-
-    @staticmethod
-    def _plain(data: Any) -> dict[str, Any] | None:
-        return plain_settlement(data)
+    _plain = staticmethod(plain_settlement)
 
     @validates_schema(skip_on_field_errors=False)
     def _check_table(self, data: Mapping[str, Any], **kwargs: Any) -> None:
@@ -693,7 +692,7 @@ class ShowdownPlayerSchema(_Strict):
     balance = _balance_field()
 
 
-class ShowdownRequestSchema(ScoringRequestSchema):
+class ShowdownRequestSchema(_OnePassSchema):
     """``POST /v1/showdowns``: ``base`` and 2 to ``floor(52 × decks / 5)`` players, no dealer;
     cards counted across the table (RULES.md 6.6; DECISIONS 19-20).
 
@@ -705,14 +704,7 @@ class ShowdownRequestSchema(ScoringRequestSchema):
     base = _base_field(required=True)
     players = BoundedList(_nested(ShowdownPlayerSchema), 2, max_seats(MAX_DECKS), "players", required=True)
 
-    def load(self, data: Any, *args: Any, **kwargs: Any) -> Any:
-        """marshmallow's ``load``, with the one-pass path for a plainly valid body
-        (:func:`~service.one_pass.plain_showdown`)."""
-        if not args and not kwargs:
-            fast = plain_showdown(data)
-            if fast is not None:
-                return fast
-        return super().load(data, *args, **kwargs)
+    _plain = staticmethod(plain_showdown)
 
     @validates_schema(skip_on_field_errors=False)
     def _check_table(self, data: Mapping[str, Any], **kwargs: Any) -> None:

@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from marshmallow import Schema, ValidationError
+from marshmallow import Schema
 
 from service.deal_schemas import DealRequestSchema, VerifyDealRequestSchema
 from service.engine.cards import CARDS
 from service.engine.deal import ALGORITHM, commitment, deal
-from service.errors import ErrorItem, InvalidRequestError, flatten_messages, in_body_order
-from service.operations.scoring import Query, unknown_parameter
+from service.errors import ErrorItem, InvalidRequestError
+from service.operations.scoring import Query, load_object, unknown_parameter
 
 __all__ = ["deal_hands", "verify_deal"]
 
@@ -32,14 +32,7 @@ def _load(schema: Schema, body: Any, query: Query) -> dict[str, Any]:
     :raises InvalidRequestError: naming every problem (query parameters first).
     """
     errors: list[ErrorItem] = [unknown_parameter(name, ()) for name in query]
-    data: dict[str, Any] = {}
-    if not isinstance(body, dict):
-        errors.append({"pointer": "", "detail": "the body must be a JSON object"})
-    else:
-        try:
-            data = schema.load(body)
-        except ValidationError as exc:
-            errors.extend(flatten_messages(in_body_order(exc.messages, body)))
+    data = load_object(schema, body, errors)
     if errors:
         raise InvalidRequestError(errors)
     return data

@@ -72,6 +72,7 @@ __all__ = [
     "exposure_answer",
     "load",
     "load_body",
+    "load_object",
     "rank_hands",
     "ranking_answer",
     "safe_integer_problems",
@@ -117,6 +118,21 @@ class Scoring:
     lang: str = DEFAULT_LANGUAGE
 
 
+def load_object(schema: Schema, body: Any, errors: list[ErrorItem]) -> dict[str, Any]:
+    """``schema.load(body)`` for a body that must be a JSON object; its problems are
+    appended to ``errors`` in body order, and then the data that did load is returned
+    (``{}`` when the body is not an object)."""
+    if not isinstance(body, dict):
+        errors.append({"pointer": "", "detail": "the body must be a JSON object"})
+        return {}
+    try:
+        data: dict[str, Any] = schema.load(body)
+    except ValidationError as exc:
+        errors.extend(flatten_messages(in_body_order(exc.messages, body)))
+        return exc.valid_data if isinstance(exc.valid_data, dict) else {}
+    return data
+
+
 def load_body(schema: Schema, body: Any, profile_name: str, profiles: ProfileRegistry,
               errors: list[ErrorItem]) -> Scoring | None:
     """Check a scoring body under a profile, as every scoring operation does.
@@ -135,15 +151,7 @@ def load_body(schema: Schema, body: Any, profile_name: str, profiles: ProfileReg
     except UnknownProfileError as exc:
         profile = None
         errors.append({"parameter": "profile", "detail": str(exc)})
-    data: dict[str, Any] = {}
-    if not isinstance(body, dict):
-        errors.append({"pointer": "", "detail": "the body must be a JSON object"})
-    else:
-        try:
-            data = schema.load(body)
-        except ValidationError as exc:
-            errors.extend(flatten_messages(in_body_order(exc.messages, body)))
-            data = exc.valid_data if isinstance(exc.valid_data, dict) else {}
+    data = load_object(schema, body, errors)
     rules = profile.rules if profile is not None else None
     if rules is not None and isinstance(data.get("rules"), Mapping):
         try:

@@ -555,6 +555,15 @@ def test_built_in_house_edges_are_computed_before_the_fork(tmp_path: Path) -> No
     assert max(r["duration_ms"] for r in edges) < 500, sorted(r["duration_ms"] for r in edges)[-3:]
 
 
+def _kill_a_worker(server: Server) -> None:
+    """SIGKILL one worker and wait until the master has replaced it and the server is ready."""
+    victim = server.worker_pids()[0]
+    os.kill(victim, signal.SIGKILL)
+    wait_until(lambda: victim not in server.worker_pids() and len(server.worker_pids()) == 2, 30,
+               "a replacement worker")
+    server.wait_ready()
+
+
 def test_dead_workers_leave_no_metrics_files_behind(tmp_path: Path) -> None:
     """A worker killed three times over: its replacement counts on in its files, so the
     metrics folder holds the same files, and every count is kept."""
@@ -564,13 +573,7 @@ def test_dead_workers_leave_no_metrics_files_behind(tmp_path: Path) -> None:
         assert server.call("GET", "/v1/profiles/standard").status == 200
     before = sorted(p.name for p in folder.glob("*.db"))
     for _ in range(3):
-        victim = server.worker_pids()[0]
-        os.kill(victim, signal.SIGKILL)
-        def replaced(gone: int = victim) -> bool:
-            return gone not in server.worker_pids() and len(server.worker_pids()) == 2
-
-        wait_until(replaced, 30, "a replacement worker")
-        server.wait_ready()
+        _kill_a_worker(server)
         for _ in range(10):
             assert server.call("GET", "/v1/profiles/standard").status == 200
     after = sorted(p.name for p in folder.glob("*.db"))
@@ -626,14 +629,7 @@ def test_forking_beside_the_probe_thread_is_safe(tmp_path: Path) -> None:
     hammering = threads(hammer, hammer)
     try:
         for _ in range(4):
-            victim = server.worker_pids()[0]
-            os.kill(victim, signal.SIGKILL)
-
-            def replaced(gone: int = victim) -> bool:
-                return gone not in server.worker_pids() and len(server.worker_pids()) == 2
-
-            wait_until(replaced, 30, "a replacement worker")
-            server.wait_ready()
+            _kill_a_worker(server)
     finally:
         stop.set()
         join(hammering)
