@@ -16,7 +16,7 @@ from typing import Any
 
 from gunicorn.glogging import Logger
 
-from service.logs import WAIT_KEY, json_formatter
+from service.logs import REQUEST_ID_KEY, WAIT_KEY, json_formatter
 
 __all__ = ["REDACTED", "SECRET_PATHS", "JsonLogger"]
 
@@ -39,7 +39,9 @@ class JsonLogger(Logger):  # type: ignore[misc]
     def access(self, resp: Any, req: Any, environ: dict[str, Any], request_time: timedelta) -> None:
         if not (self.cfg.accesslog or self.cfg.logconfig or self.cfg.logconfig_dict or self.cfg.syslog):
             return
-        headers = {k.lower(): v for k, v in (resp.headers or [])}
+        request_id = environ.get(REQUEST_ID_KEY)  # the service's own (its answer's X-Request-ID)
+        if request_id is None:  # another app's: what it answered
+            request_id = next((v for k, v in (resp.headers or []) if k.lower() == "x-request-id"), None)
         status = resp.status.split(None, 1)[0] if isinstance(resp.status, str) else str(resp.status)
         path, query = environ.get("PATH_INFO"), environ.get("QUERY_STRING") or None
         if query is not None and isinstance(path, str) and path.startswith(SECRET_PATHS):
@@ -53,6 +55,6 @@ class JsonLogger(Logger):  # type: ignore[misc]
             "bytes": getattr(resp, "sent", None),
             "duration_ms": round(request_time.total_seconds() * 1000, 3),
             "wait_ms": round(float(environ.get(WAIT_KEY) or 0.0) * 1000, 3),
-            "request_id": headers.get("x-request-id"),
+            "request_id": request_id,
             "user_agent": environ.get("HTTP_USER_AGENT"),
         })

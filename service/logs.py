@@ -9,11 +9,14 @@ import sys
 from pythonjsonlogger.core import LogData
 from pythonjsonlogger.orjson import OrjsonFormatter
 
-__all__ = ["WAIT_KEY", "LineFormatter", "configure_logging", "json_formatter"]
+__all__ = ["REQUEST_ID_KEY", "WAIT_KEY", "LineFormatter", "configure_logging", "json_formatter"]
 
 #: Where a request's wait for its worker's compute lane (seconds) is kept in the WSGI
 #: environment: the access log's ``wait_ms`` and the wait metric read it.
 WAIT_KEY = "gnau.wait"
+#: Where a request's id (the ``X-Request-ID`` it is answered with) is kept in the WSGI
+#: environment: problem bodies and the access log read it.
+REQUEST_ID_KEY = "gnau.request_id"
 
 
 class LineFormatter(OrjsonFormatter):

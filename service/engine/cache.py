@@ -2,8 +2,9 @@
 
 **Policy** (:class:`BoundedCache`): entries pinned for the life of the process (the
 profiles'), plus a bounded least-recently-used set (custom rules), behind a lock. Workers
-serve several requests at once (greenlets, or threads elsewhere), so every read and write
-takes the lock; building a missing value happens outside it (two callers may build the
+serve several requests at once (greenlets, or threads elsewhere), so every write and every
+read of the bounded set takes the lock (a pinned entry is never removed or replaced, so
+reading one needs none: the profiles' lookups, on every request); building a missing value happens outside it (two callers may build the
 same value at once; both get an equal one and the cache keeps one).
 
 **One object** (:data:`CACHE`, an :class:`EngineCache`): every module of the engine that
@@ -75,6 +76,9 @@ class BoundedCache(Generic[K, V]):
 
     def get(self, key: K) -> V | None:
         """The value for ``key`` (now the most recently used), or ``None``."""
+        found = self._pinned.get(key)  # no lock: a pinned entry is never removed or replaced
+        if found is not None:
+            return found
         with self._lock:
             found = self._pinned.get(key)
             if found is not None:

@@ -19,21 +19,21 @@ from service import operations
 from service.http.json_body import (
     accepted_language,
     json_response,
-    localized,
     parse_json,
     query,
     read_json_bytes,
 )
-from service.http.runtime import runtime
+from service.http.runtime import Runtime, runtime
 
 __all__ = ["analyses", "client_guard"]
 
 analyses = Blueprint("analyses", __name__, url_prefix="/v1")
 
 
-def client_guard() -> operations.Guard:
-    """The current client's budget guard (:meth:`~service.http.budget.AnalysisBudget.guard`)."""
-    guard: operations.Guard = partial(runtime().budget.guard, request.remote_addr or "-")
+def client_guard(rt: Runtime | None = None) -> operations.Guard:
+    """The current client's budget guard (:meth:`~service.http.budget.AnalysisBudget.guard`)
+    in ``rt``, the app's runtime (looked up when not given)."""
+    guard: operations.Guard = partial((rt or runtime()).budget.guard, request.environ.get("REMOTE_ADDR") or "-")
     return guard
 
 
@@ -44,7 +44,7 @@ def _heavy(operation: Callable[..., Any], **keywords: Any) -> Response:
     rt, raw, asked, guard = runtime(), read_json_bytes(), query(), client_guard()
     answer = rt.compute(lambda: operation(parse_json(raw), asked, rt.profiles, guard, **keywords), heavy=True)
     if isinstance(answer, operations.Answer):
-        return localized(json_response(answer.body), answer.lang)
+        return json_response(answer.body, lang=answer.lang)
     return json_response(answer)
 
 
@@ -59,7 +59,7 @@ def profile_distribution(name: str) -> Response:
     """Hands per label over one deck (openapi: ``getProfileDistribution``); 404 when unknown."""
     answer = operations.get_profile_distribution(name, runtime().profiles, client_guard(), query=query(),
                                                  language=accepted_language())
-    return localized(json_response(answer.body), answer.lang)
+    return json_response(answer.body, lang=answer.lang)
 
 
 @analyses.get("/profiles/<name>/house-edge")

@@ -20,7 +20,7 @@ import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 
 from gevent.monkey import get_original
 
@@ -136,17 +136,17 @@ class AnalysisBudget:
         self._client(client).charge(seconds)
         self.pool.charge(seconds)
 
-    @contextmanager
-    def guard(self, client: str, cost: float) -> Iterator[None]:
+    def guard(self, client: str, cost: float) -> AbstractContextManager[None]:
         """Run cheap work (under :data:`CHEAP_SECONDS`) at once, other work only as
         ``client``'s budget and the pool allow, charging the time it took.
 
-        :raises TooExpensiveError: the budget is spent.
-        :raises AnalysisDisabledError: the budget is 0.
+        :raises TooExpensiveError: the budget is spent (on entering).
+        :raises AnalysisDisabledError: the budget is 0 (on entering).
         """
-        if cost < CHEAP_SECONDS:
-            yield
-            return
+        return _CHEAP if cost < CHEAP_SECONDS else self._paid(client, cost)
+
+    @contextmanager
+    def _paid(self, client: str, cost: float) -> Iterator[None]:
         wait = self.admit(client, cost)
         if wait is not None:
             raise TooExpensiveError(
@@ -159,6 +159,10 @@ class AnalysisBudget:
             yield
         finally:
             self.charge(client, time.monotonic() - started)
+
+
+#: What cheap work runs in: nothing to admit or charge (one shared, reusable context).
+_CHEAP: AbstractContextManager[None] = nullcontext()
 
 
 class TooExpensiveError(ProblemError):

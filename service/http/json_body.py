@@ -24,7 +24,8 @@ from service.json_text import (
 )
 from service.languages import negotiate
 
-__all__ = ["accepted_language", "json_response", "localized", "parse_json", "query", "read_json", "read_json_bytes"]
+__all__ = ["accepted_language", "json_response", "json_text_response", "parse_json", "query", "read_json",
+           "read_json_bytes"]
 
 
 def _malformed(detail: str) -> ProblemError:
@@ -114,9 +115,22 @@ def query() -> dict[str, list[str]]:
     return request.args.to_dict(flat=False)
 
 
-def json_response(data: Any, status: int = 200) -> Response:
-    """A JSON response written with orjson."""
-    return Response(orjson.dumps(data), status=status, mimetype="application/json")
+def json_response(data: Any, status: int = 200, lang: str | None = None) -> Response:
+    """A JSON response written with orjson; with ``lang``, naming the language of its labels
+    (:func:`json_text_response`)."""
+    return json_text_response(orjson.dumps(data), status, lang)
+
+
+def json_text_response(text: bytes, status: int = 200, lang: str | None = None) -> Response:
+    """A response of JSON ``text``; with ``lang`` (an answer with labels, RULES.md 4.2) it
+    names their language (``Content-Language``) and says it varies with ``Accept-Language``
+    (added as plain headers: an answer of this service has no ``Vary`` before it)."""
+    response = Response(text, status, mimetype="application/json")
+    if lang is not None:
+        headers = response.headers
+        headers.add("Content-Language", lang)
+        headers.add("Vary", "Accept-Language")
+    return response
 
 
 def accepted_language() -> str | None:
@@ -124,12 +138,3 @@ def accepted_language() -> str | None:
     (:func:`service.languages.negotiate`), or ``None`` without the header or a match."""
     header = request.environ.get("HTTP_ACCEPT_LANGUAGE")
     return negotiate(parse_accept_header(header, LanguageAccept)) if header else None
-
-
-def localized(response: Response, lang: str | None) -> Response:
-    """``response`` naming the language of its labels (``Content-Language``) and saying it
-    varies with ``Accept-Language``; unchanged for an answer without labels (``lang`` None)."""
-    if lang is not None:
-        response.headers["Content-Language"] = lang
-        response.vary.add("Accept-Language")
-    return response

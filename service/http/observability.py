@@ -22,13 +22,12 @@ from prometheus_client import (
 )
 from prometheus_client import multiprocess as prometheus_multiprocess
 
-from service.logs import WAIT_KEY
+from service.logs import REQUEST_ID_KEY, WAIT_KEY
 
 __all__ = ["REQUEST_ID_HEADER", "install", "observe_categories", "request_id", "start_request"]
 
 REQUEST_ID_HEADER = "X-Request-ID"
 #: Where :func:`start_request` keeps the request's id and start time in the WSGI environment.
-_REQUEST_ID_KEY = "gnau.request_id"
 _STARTED_KEY = "gnau.started"
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
@@ -40,8 +39,8 @@ LATENCY = Histogram("gnau_http_request_duration_seconds", "Time to serve a reque
                     ["route", "method"],
                     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0))
 WAIT = Histogram("gnau_http_request_wait_seconds",
-                 "Time a request waited for its worker's compute lane before it ran (0 when it needed none), "
-                 "by route template.", ["route", "method"],
+                 "Time a request run on its worker's compute lane waited for it, by route template "
+                 "(requests that need no lane are not counted here).", ["route", "method"],
                  buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0))
 EVALUATIONS = Counter("gnau_evaluations_total", "Hands evaluated, by profile and category.",
                       ["profile", "category"])
@@ -88,14 +87,14 @@ def start_request(environ: dict[str, Any]) -> str:
     first thing, and echoes the id in the answer's ``X-Request-ID``."""
     given = environ.get(_REQUEST_ID_ENVIRON)
     found = given if given is not None and _REQUEST_ID.fullmatch(given) else os.urandom(16).hex()
-    environ[_REQUEST_ID_KEY] = found
+    environ[REQUEST_ID_KEY] = found
     environ[_STARTED_KEY] = time.perf_counter()
     return found
 
 
 def request_id() -> str:
     """The current request's id (:func:`start_request`), for problem bodies."""
-    found: str = request.environ.get(_REQUEST_ID_KEY, "")
+    found: str = request.environ.get(REQUEST_ID_KEY, "")
     return found
 
 
@@ -119,7 +118,9 @@ def install(app: Flask) -> None:
         started = environ.get(_STARTED_KEY)
         if started is not None:
             _child(_LATENCY_CHILDREN, LATENCY, (route, method)).observe(time.perf_counter() - started)
-        _child(_WAIT_CHILDREN, WAIT, (route, method)).observe(environ.get(WAIT_KEY, 0.0))
+        waited = environ.get(WAIT_KEY)
+        if waited is not None:  # it ran on the compute lane
+            _child(_WAIT_CHILDREN, WAIT, (route, method)).observe(waited)
         return response
 
     app.add_url_rule("/metrics", "metrics", metrics_response, methods=["GET"])

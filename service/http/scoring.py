@@ -22,7 +22,7 @@ from service.http.compute import HEAVY_BODY_BYTES
 from service.http.json_body import (
     accepted_language,
     json_response,
-    localized,
+    json_text_response,
     parse_json,
     query,
     read_json,
@@ -53,7 +53,7 @@ def _answer(operation: Callable[..., Answer], *, paused: bool = False) -> Respon
     long would outlive them)."""
     rt = runtime()
     raw, params = read_json_bytes(), query()
-    call = partial(operation, guard=client_guard(), language=accepted_language())
+    call = partial(operation, guard=client_guard(rt), language=accepted_language())
     asks_receipt = RECEIPT_PARAMETER in params
     operation_id = receipt_operation(rt) if asks_receipt else None
 
@@ -71,10 +71,9 @@ def _answer(operation: Callable[..., Answer], *, paused: bool = False) -> Respon
 
     answer, signed = rt.compute(work, heavy=len(raw) >= HEAVY_BODY_BYTES)
     rt.observe(answer.profile, answer.categories)
-    response = json_response(answer.body) if signed is None else Response(signed, mimetype="application/json")
-    return localized(response, answer.lang)
-    rt.observe(answer.profile, answer.categories)
-    return localized(json_response(answer.body), answer.lang)
+    if signed is None:
+        return json_response(answer.body, lang=answer.lang)
+    return json_text_response(signed, lang=answer.lang)
 
 
 @scoring.post("/evaluations")

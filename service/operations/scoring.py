@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -134,7 +134,7 @@ def load_object(schema: Schema, body: Any, errors: list[ErrorItem]) -> dict[str,
 
 
 def load_body(schema: Schema, body: Any, profile_name: str, profiles: ProfileRegistry,
-              errors: list[ErrorItem]) -> Scoring | None:
+              errors: list[ErrorItem], lang: str = DEFAULT_LANGUAGE) -> Scoring | None:
     """Check a scoring body under a profile, as every scoring operation does.
 
     :param schema: the request schema.
@@ -143,6 +143,7 @@ def load_body(schema: Schema, body: Any, profile_name: str, profiles: ProfileReg
     :param profiles: the known profiles.
     :param errors: problems found so far (e.g. query parameters); this call adds its own,
         including, for a settlement otherwise valid, :func:`safe_integer_problems`.
+    :param lang: the language of the answer's labels.
     :return: the checked request, or ``None`` when ``errors`` is not empty.
     """
     profile: Profile | None
@@ -168,7 +169,7 @@ def load_body(schema: Schema, body: Any, profile_name: str, profiles: ProfileReg
     if isinstance(body, dict) and body.get("rules") is not None:
         context["rules"] = rules.listed()
         context["max_payout"] = rules.max_payout
-    return Scoring(data, profile, rules, context)
+    return Scoring(data, profile, rules, context, lang)
 
 
 #: The knobs the balance checks read (:func:`~service.operations.rounds.balance_problems`).
@@ -272,6 +273,11 @@ def answer_language(query: Query, language: str | None, errors: list[ErrorItem])
     return language or DEFAULT_LANGUAGE
 
 
+#: The query parameters a scoring operation takes, by (with_fields, with_lang).
+_TAKES = {(f, g): frozenset({"profile"} | ({"fields"} if f else set()) | ({"lang"} if g else set()))
+          for f in (False, True) for g in (False, True)}
+
+
 def load(schema: Schema, body: Any, query: Query, profiles: ProfileRegistry, *, with_fields: bool = False,
          with_lang: bool = False, language: str | None = None) -> tuple[Scoring, tuple[str, ...] | None]:
     """Check a scoring request: query parameters (``profile``; ``fields`` when
@@ -283,8 +289,7 @@ def load(schema: Schema, body: Any, query: Query, profiles: ProfileRegistry, *, 
         every member).
     :raises InvalidRequestError: naming every problem found.
     """
-    takes = {"profile"} | ({"fields"} if with_fields else set()) | ({"lang"} if with_lang else set())
-    errors = check_query(query, frozenset(takes))
+    errors = check_query(query, _TAKES[with_fields, with_lang]) if query else []
     fields: tuple[str, ...] | None = None
     if with_fields and "fields" in query:
         fields, problem = parse_fields(query["fields"][0])
@@ -292,10 +297,10 @@ def load(schema: Schema, body: Any, query: Query, profiles: ProfileRegistry, *, 
             errors.append({"parameter": "fields", "detail": problem})
     lang = answer_language(query, language, errors) if with_lang else DEFAULT_LANGUAGE
     profile = query["profile"][0] if "profile" in query else "standard"
-    scoring = load_body(schema, body, profile, profiles, errors)
+    scoring = load_body(schema, body, profile, profiles, errors, lang)
     if scoring is None or errors:
         raise InvalidRequestError(errors)
-    return replace(scoring, lang=lang), fields
+    return scoring, fields
 
 
 def safe_integer_problems(data: Mapping[str, Any], rules: Rules) -> list[ErrorItem]:

@@ -18,6 +18,7 @@ import http.client
 import json
 import os
 import random
+import re
 import resource
 import signal
 import socket
@@ -246,6 +247,62 @@ def test_pipelined_requests_take_turns_with_the_heartbeat(tmp_path: Path) -> Non
     assert results["a"] == results["b"] == [200] * 16
     assert results["small"] == [200] * 2000
     print(f"32 pipelined custom-rule batches and 2,000 small requests in {took:.0f} s with GNAU_TIMEOUT=6")
+
+
+def _pipeline_raw(server: Server, source: str, requests: list[bytes]) -> Counter[int]:
+    """As :func:`_pipeline`, but the answers are read in large pieces and only their status
+    lines counted (a client that keeps up with the server, so it never waits to send)."""
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=120, source_address=(source, 0))
+    writer = threads(lambda: sock.sendall(b"".join(requests)))
+    statuses: Counter[int] = Counter()
+    status_line = re.compile(rb"HTTP/1\.1 (\d{3}) ")
+    tail = b""
+    try:
+        while sum(statuses.values()) < len(requests):
+            piece = sock.recv(1 << 20)
+            if not piece:
+                break
+            data = tail + piece
+            last = 0
+            for found in status_line.finditer(data):
+                statuses[int(found.group(1))] += 1
+                last = found.end()
+            tail = data[max(last, len(data) - 16):]  # a status line cut at the piece's end
+        join(writer)
+    finally:
+        sock.close()
+    return statuses
+
+
+def test_pipelined_light_requests_leave_turns_for_the_probes(tmp_path: Path) -> None:
+    """One connection pipelining 30,000 evaluations to a single worker, its answers read
+    as fast as they come: the worker never waits for the client, for seconds (several times
+    GNAU_TIMEOUT=2). It takes turns with its event loop (a poll at least every TURN
+    seconds), so its heartbeat goes on and /healthz on the API port answers meanwhile within
+    the chart's liveness timeout."""
+    server = start(tmp_path, GNAU_WORKERS="1", GNAU_TIMEOUT="2")
+    small = [_post("/v1/evaluations", json.dumps({"hand": TONKU}).encode())] * 30_000
+    results: dict[str, Counter[int]] = {}
+    timeout = chart_probe("livenessProbe").timeout
+    control: list[tuple[int | str, float]] = []
+    with observed(server):
+        started = time.monotonic()
+        [client] = threads(lambda: results.__setitem__("small", _pipeline_raw(server, "127.0.0.4", small)))
+        while client.is_alive() and time.monotonic() - started < 120:
+            began = time.monotonic()
+            try:
+                status: int | str = server.call("GET", "/healthz", timeout=timeout).status
+            except OSError as exc:
+                status = type(exc).__name__
+            control.append((status, time.monotonic() - began))
+            time.sleep(0.2)
+        join([client])
+        took = time.monotonic() - started
+    assert results["small"] == {200: 30_000}
+    assert len(control) >= 5, f"the pipelined requests took only {took:.1f} s: too few probes to tell"
+    assert all(status == 200 for status, _ in control), control
+    print(f"30,000 pipelined evaluations in {took:.1f} s; API /healthz slowest "
+          f"{max(s for _, s in control) * 1000:.0f} ms of {len(control)}")
 
 
 # ------------------------------------------------------ 3. more connections than the pool
