@@ -22,7 +22,8 @@ from service.engine.deal import (
     MIN_SEED_BYTES,
     max_hands,
 )
-from service.schemas import MESSAGES
+from service.one_pass import plain_deal
+from service.schemas import MESSAGES, OnePassLoad
 
 __all__ = ["DealRequestSchema", "VerifyDealRequestSchema"]
 
@@ -124,8 +125,9 @@ class _DealInputs(Schema):
     decks = _integer(1, MAX_DECKS, load_default=1)
 
 
-class DealRequestSchema(_DealInputs):
-    """``POST /v1/deals``: ``{"server_seed", "client_seed", "nonce", "decks": 1, "hands"}``.
+class DealRequestSchema(OnePassLoad, _DealInputs):
+    """``POST /v1/deals``: ``{"server_seed", "client_seed", "nonce", "decks": 1, "hands"}``;
+    a plainly valid body is read in one pass (:func:`~service.one_pass.plain_deal`).
 
     >>> DealRequestSchema().load({"server_seed": "00" * 16, "client_seed": "p", "nonce": 0, "hands": 2})["hands"]
     2
@@ -136,6 +138,7 @@ class DealRequestSchema(_DealInputs):
     """
 
     hands = _integer(MIN_HANDS, max_hands(MAX_DECKS), required=True)
+    _plain = staticmethod(plain_deal)
 
     @validates_schema(skip_on_field_errors=False)
     def _check_hands(self, data: Mapping[str, Any], **kwargs: Any) -> None:

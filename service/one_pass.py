@@ -11,7 +11,8 @@ doubt, and every error, is left to the fields (``None``).
 Settlements come in the forms of RULES.md 6-6.5: each player's ``stake``, or the table's
 ``base`` with the dealer's ``bid_multiple`` and each player's ``bet_multiple`` (the loaded
 stake is their product), with ``balance`` members as given (whether the rules take them is
-checked with the rules). Showdowns (RULES.md 6.6) have ``base`` and players only.
+checked with the rules). Showdowns (RULES.md 6.6) have ``base`` and players only. A deal
+(RULES.md 9.1) has its seeds, nonce, decks and hand count.
 """
 
 from __future__ import annotations
@@ -23,10 +24,18 @@ from service.engine.batch import read_hands
 from service.engine.bets import BETS, DEFAULT_BET
 from service.engine.caps import MAX_BALANCE
 from service.engine.cards import DECK_SIZE, HAND_SIZE, MAX_DECKS, count_excess
+from service.engine.deal import (
+    MAX_CLIENT_SEED_CODE_POINTS,
+    MAX_NONCE,
+    MAX_SEED_BYTES,
+    MIN_HANDS,
+    MIN_SEED_BYTES,
+    max_hands,
+)
 from service.engine.settle import MAX_MULTIPLE, MAX_STAKE
 
-__all__ = ["MAX_ID_LENGTH", "distinct_ids", "max_players", "max_seats", "plain_decks", "plain_hands", "plain_id",
-           "plain_settlement", "plain_showdown"]
+__all__ = ["MAX_ID_LENGTH", "distinct_ids", "max_players", "max_seats", "plain_deal", "plain_decks", "plain_hands",
+           "plain_id", "plain_settlement", "plain_showdown"]
 
 #: The longest caller's id.
 MAX_ID_LENGTH = 128
@@ -210,3 +219,31 @@ def plain_showdown(data: Any) -> dict[str, Any] | None:
         return None
     return {"decks": decks, "rules": None, "base": base,
             "players": [{"id": s.pop("id"), "hand": list(h)} | s for s, h in zip(seats, codes, strict=True)]}
+
+
+_DEAL_KEYS = frozenset({"server_seed", "client_seed", "nonce", "decks", "hands"})
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+def plain_deal(data: Any) -> dict[str, Any] | None:
+    """A plainly valid ``POST /v1/deals`` body (RULES.md 9.1) as its schema loads it: the
+    server seed as bytes, ``decks`` defaulted to 1; ``None`` for anything else.
+
+    >>> plain_deal({"server_seed": "00" * 16, "client_seed": "p", "nonce": 0, "hands": 2})
+    {'server_seed': b'\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00', 'client_seed': 'p', 'nonce': 0, 'decks': 1, 'hands': 2}
+    >>> plain_deal({"server_seed": "00" * 16, "client_seed": "p", "nonce": True, "hands": 2}) is None
+    True
+    """
+    if type(data) is not dict or not data.keys() <= _DEAL_KEYS:
+        return None
+    seed, client, nonce = data.get("server_seed"), data.get("client_seed"), data.get("nonce")
+    decks, hands = data.get("decks", 1), data.get("hands")
+    if not (type(seed) is str and 2 * MIN_SEED_BYTES <= len(seed) <= 2 * MAX_SEED_BYTES and not len(seed) % 2
+            and _HEX_DIGITS.issuperset(seed)):
+        return None
+    if not (type(client) is str and 1 <= len(client) <= MAX_CLIENT_SEED_CODE_POINTS):
+        return None
+    if not (type(nonce) is int and 0 <= nonce <= MAX_NONCE and type(decks) is int and 1 <= decks <= MAX_DECKS
+            and type(hands) is int and MIN_HANDS <= hands <= max_hands(decks)):
+        return None
+    return {"server_seed": bytes.fromhex(seed), "client_seed": client, "nonce": nonce, "decks": decks, "hands": hands}

@@ -45,6 +45,7 @@ __all__ = [
     "Entries",
     "EvaluationRequestSchema",
     "ExposureRequestSchema",
+    "OnePassLoad",
     "RankingRequestSchema",
     "RulesOverridesSchema",
     "ScoringRequestSchema",
@@ -227,9 +228,10 @@ class ScoringRequestSchema(_Strict):
     rules = _nested(RulesOverridesSchema, load_default=None, allow_none=False)
 
 
-class _OnePassSchema(ScoringRequestSchema):
-    """A scoring request with a one-pass reader (:mod:`service.one_pass`): ``_plain(data)``
-    is the loaded data of a plainly valid body, or ``None`` to load it through the fields."""
+class OnePassLoad:
+    """A request schema's one-pass reader (:mod:`service.one_pass`), put before the schema's
+    class among the bases: ``_plain(data)`` is the loaded data of a plainly valid body
+    (exactly what the fields give), or ``None`` to load it through the fields."""
 
     @staticmethod
     def _plain(data: Any) -> dict[str, Any] | None:
@@ -241,7 +243,11 @@ class _OnePassSchema(ScoringRequestSchema):
             fast = self._plain(data)
             if fast is not None:
                 return fast
-        return super().load(data, *args, **kwargs)
+        return super().load(data, *args, **kwargs)  # type: ignore[misc]
+
+
+class _OnePassSchema(OnePassLoad, ScoringRequestSchema):
+    """A scoring request with a one-pass reader (:class:`OnePassLoad`)."""
 
 
 def _excess_errors(path: Callable[[int], tuple[object, ...]], hands: Sequence[Sequence[int | None]], decks: int,

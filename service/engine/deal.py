@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import struct
 from collections.abc import Iterator
 
 from service.engine.cards import DECK_SIZE, HAND_SIZE, MAX_DECKS, Rank, Suit
@@ -75,6 +76,10 @@ MIN_HANDS = 2
 
 _U32 = 2**32
 _SUIT_ORDER = (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
+#: One deck's starting order (:func:`starting_order`), as card codes.
+_ONE_DECK = tuple((rank.order - 1) * 4 + suit.order for suit in _SUIT_ORDER for rank in Rank)
+#: A block (32 bytes) read as eight big-endian unsigned 32-bit integers.
+_EIGHT_U32 = struct.Struct(">8I")
 
 
 def max_hands(decks: int) -> int:
@@ -109,8 +114,7 @@ def block(server_seed: bytes, client_seed: str, nonce: int, n: int) -> bytes:
     :param n: the block's number, 0 or more.
     :return: HMAC-SHA256(server_seed, UTF-8 of ``f"{client_seed}:{nonce}:{n}"``).
     """
-    message = f"{client_seed}:{nonce}:{n}".encode()
-    return hmac.new(server_seed, message, hashlib.sha256).digest()
+    return hmac.digest(server_seed, f"{client_seed}:{nonce}:{n}".encode(), "sha256")
 
 
 def stream(server_seed: bytes, client_seed: str, nonce: int) -> Iterator[int]:
@@ -127,9 +131,7 @@ def stream(server_seed: bytes, client_seed: str, nonce: int) -> Iterator[int]:
     """
     n = 0
     while True:
-        data = block(server_seed, client_seed, nonce, n)
-        for offset in range(0, len(data), 4):
-            yield int.from_bytes(data[offset:offset + 4], "big")
+        yield from _EIGHT_U32.unpack(block(server_seed, client_seed, nonce, n))
         n += 1
 
 
@@ -146,8 +148,7 @@ def starting_order(decks: int) -> list[int]:
     >>> len(starting_order(2))
     104
     """
-    one = [(rank.order - 1) * 4 + suit.order for suit in _SUIT_ORDER for rank in Rank]
-    return one * decks
+    return list(_ONE_DECK * decks)
 
 
 def shuffle(cards: list[int], draws: Iterator[int]) -> list[int]:
@@ -164,15 +165,25 @@ def shuffle(cards: list[int], draws: Iterator[int]) -> list[int]:
     >>> shuffle([0, 1, 2], iter([2**32 - 1, 4, 0]))  # 2^32 - 1 is rejected for i = 2 (j = 4 mod 3)
     [2, 0, 1]
     """
+    limits = _LIMITS if len(cards) <= len(_LIMITS) else _limits(len(cards))
     for i in range(len(cards) - 1, 0, -1):
         size = i + 1
-        limit = _U32 - _U32 % size
+        limit = limits[size]
         u = next(draws)
         while u >= limit:
             u = next(draws)
         j = u % size
         cards[i], cards[j] = cards[j], cards[i]
     return cards
+
+
+def _limits(n: int) -> tuple[int, ...]:
+    """For each ``size`` up to ``n``, the draws below which ``u mod size`` is unbiased:
+    ``2^32 − (2^32 mod size)`` (index 0 unused)."""
+    return (0, *(_U32 - _U32 % size for size in range(1, n + 1)))
+
+
+_LIMITS = _limits(DECK_SIZE * MAX_DECKS)
 
 
 def deal(server_seed: bytes, client_seed: str, nonce: int, *, decks: int, hands: int) -> list[list[int]]:

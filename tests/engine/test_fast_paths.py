@@ -511,6 +511,37 @@ def test_showdown_fast_load_equals_the_fields() -> None:
     assert taken > 12
 
 
+def test_deal_fast_load_equals_the_fields() -> None:
+    """A deal body read in one pass (:func:`~service.one_pass.plain_deal`) is what the
+    fields load, on valid bodies and on bodies wrong in one way each."""
+    from service.deal_schemas import DealRequestSchema
+    from service.one_pass import plain_deal
+
+    schema = DealRequestSchema()
+    body: dict[str, Any] = {"server_seed": "5eEd" * 16, "client_seed": "player-1", "nonce": 123_456, "hands": 10}
+    valid = [body, {**body, "decks": 1}, {**body, "decks": 8, "hands": 83}, {**body, "server_seed": "ab" * 16},
+             {**body, "server_seed": "ab" * 64}, {**body, "client_seed": "é" * 256}, {**body, "nonce": 0},
+             {**body, "nonce": 2**53 - 1}, {**body, "hands": 2}]
+    wrong: list[Any] = [
+        [body], None, {}, {**body, "x": 1}, {k: v for k, v in body.items() if k != "hands"},
+        {k: v for k, v in body.items() if k != "server_seed"}, {**body, "server_seed": "ab" * 15},
+        {**body, "server_seed": "ab" * 65}, {**body, "server_seed": "abc" * 11}, {**body, "server_seed": "xy" * 16},
+        {**body, "server_seed": 5}, {**body, "client_seed": ""}, {**body, "client_seed": "é" * 257},
+        {**body, "client_seed": 5}, {**body, "nonce": -1}, {**body, "nonce": 2**53}, {**body, "nonce": True},
+        {**body, "nonce": 1.0}, {**body, "nonce": "1"}, {**body, "decks": 0}, {**body, "decks": 9},
+        {**body, "decks": True}, {**body, "hands": 11}, {**body, "hands": 1}, {**body, "decks": 2, "hands": 21},
+        {**body, "hands": 10.0}]
+    for variant in valid:
+        assert plain_deal(variant) is not None, variant
+        fast, fields = _load_both(variant, schema)
+        assert fast == fields, variant
+    for variant in wrong:
+        assert plain_deal(variant) is None, variant
+        fast, fields = _load_both(variant, schema)
+        assert fast == fields, variant
+        assert fast[0] == "error", variant
+
+
 @pytest.mark.parametrize("profile", PROFILE_NAMES)
 def test_settlement_answer_is_the_schema_dump(profile: str) -> None:
     """The hot path's answer (dicts and formatter texts) is what the response schema dumps
