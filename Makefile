@@ -66,15 +66,17 @@ test: install-dev lint
 	$(BIN)/python -m pytest -p no:xdist $(CONTRACT)
 
 ## The quick local loop, for a plain machine (Python 3.11, no root, no apt; Node and npm
-## optional): everything but lint, the exhaustive walks and the container test. A test whose
-## outside tool is missing (Chromium, Node/npm, helm, podman, openssl) is skipped, nothing is
-## installed with apt, and the run ends with a list of what it skipped and why
-## (tests/tools.py). `make test` installs those tools and fails without them.
+## optional), in a few minutes: the docs build, the unit, API and chart tests and the
+## contract run, leaving out lint, the exhaustive walks, the container test and the slow
+## tests (real gunicorn servers, browsers, Node, the gnau command, brute-force odds). A test
+## whose outside tool is missing (helm, openssl, ...) is skipped, nothing is installed with
+## apt, and the run ends with a list of what it skipped and left out, and why
+## (tests/tools.py). `make test` runs everything, installs those tools and fails without them.
 NPM := $(shell command -v npm 2>/dev/null)
 
 test-fast: $(DEV_STAMP) $(if $(NPM),$(NPM_STAMP))
 	$(MKDOCS) build --strict
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -m "not exhaustive and not deploy" --skip-missing-tools --deselect $(CONTRACT)
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -m "not exhaustive and not deploy and not slow" --skip-missing-tools --deselect $(CONTRACT)
 	$(BIN)/python -m pytest -p no:xdist $(CONTRACT)
 
 lint: install-dev lint-contract

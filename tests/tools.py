@@ -81,6 +81,8 @@ class SkippedTool:
 _DESELECTED_WHY = {
     "exhaustive": "the exhaustive walks (-m exhaustive)",
     "deploy": "the container test: image build and chart pod with podman (-m deploy)",
+    "slow": ("the tests that start real gunicorn servers, browsers, Node or the gnau command, and the "
+             "brute-force odds checks (-m slow)"),
 }
 
 

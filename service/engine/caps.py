@@ -70,7 +70,8 @@ def scale_to(values: Sequence[int], target: int) -> list[int]:
     floors = [n // den for n in nums]
     remainders = [n % den for n in nums]  # x_i - floor(x_i), times den (0 <= r < den)
     missing = target - sum(floors)
-    for i in sorted(range(len(values)), key=lambda k: (-remainders[k], k))[:missing]:
+    # largest remainders first; a stable sort keeps equal ones in list order, reverse or not
+    for i in sorted(range(len(values)), key=remainders.__getitem__, reverse=True)[:missing]:
         floors[i] += 1
     return floors
 

@@ -136,22 +136,25 @@ def round_players(data: Mapping[str, Any], results: Sequence[PlayerResult], eval
     (with ``base``) after ``stake``, ``gross_uncapped`` and ``cap`` (under caps) around
     ``gross`` (one dict display per player: the hot path of these tables)."""
     players = data["players"]
-    if "base" in data:
-        base, bid = data["base"], (data.get("dealer") or {}).get("bid_multiple", 1)
-        made = [{"base": base, "bid_multiple": bid, "bet_multiple": p.get("bet_multiple", 1)} for p in players]
-    else:
-        made = [{}] * len(players)
+    base = data.get("base")
+    bid = (data.get("dealer") or {}).get("bid_multiple", 1)
     out = []
-    for p, r, e, x, f in zip(players, results, evaluations, exposures, made, strict=True):
-        head = {"id": p["id"], "evaluation": e, "stake": r.stake}
-        if f:
-            head["factors"] = f
+    for p, r, e, x in zip(players, results, evaluations, exposures, strict=True):
+        row = {"id": p["id"], "evaluation": e, "stake": r.stake}
+        if base is not None:
+            row["factors"] = {"base": base, "bid_multiple": bid, "bet_multiple": p.get("bet_multiple", 1)}
+        row["bet"] = r.bet
+        row["outcome"] = r.outcome
         if caps:
-            out.append(head | {"bet": r.bet, "outcome": r.outcome, "gross_uncapped": r.gross_uncapped, "gross": r.gross,
-                               "cap": r.cap, "commission": r.commission, "amount": r.amount, "exposure": x})
+            row["gross_uncapped"] = r.gross_uncapped
+            row["gross"] = r.gross
+            row["cap"] = r.cap
         else:
-            out.append(head | {"bet": r.bet, "outcome": r.outcome, "gross": r.gross, "commission": r.commission,
-                               "amount": r.amount, "exposure": x})
+            row["gross"] = r.gross
+        row["commission"] = r.commission
+        row["amount"] = r.amount
+        row["exposure"] = x
+        out.append(row)
     return out
 
 
