@@ -80,12 +80,14 @@ def looping(server: Server, source: str, path: str, bodies: Callable[[int], byte
         conn.close()
 
 
-def control_probes(server: Server, until: float, every: float = 1.0) -> list[tuple[int | str, float]]:
+def control_probes(server: Server, until: float, every: float = 1.0,
+                   during: threading.Thread | None = None) -> list[tuple[int | str, float]]:
     """``GET /healthz`` on the API port from 127.0.0.1 every ``every`` seconds until
-    ``until``, with the chart's liveness timeout: what a probe there would have seen."""
+    ``until`` (or until the thread ``during`` ends, when given), with the chart's liveness
+    timeout: what a probe there would have seen."""
     timeout = chart_probe("livenessProbe").timeout
     seen: list[tuple[int | str, float]] = []
-    while time.monotonic() < until:
+    while time.monotonic() < until and (during is None or during.is_alive()):
         began = time.monotonic()
         try:
             status: int | str = server.call("GET", "/healthz", timeout=timeout).status
@@ -283,19 +285,10 @@ def test_pipelined_light_requests_leave_turns_for_the_probes(tmp_path: Path) -> 
     server = start(tmp_path, GNAU_WORKERS="1", GNAU_TIMEOUT="2")
     small = [_post("/v1/evaluations", json.dumps({"hand": TONKU}).encode())] * 30_000
     results: dict[str, Counter[int]] = {}
-    timeout = chart_probe("livenessProbe").timeout
-    control: list[tuple[int | str, float]] = []
     with observed(server):
         started = time.monotonic()
         [client] = threads(lambda: results.__setitem__("small", _pipeline_raw(server, "127.0.0.4", small)))
-        while client.is_alive() and time.monotonic() - started < 120:
-            began = time.monotonic()
-            try:
-                status: int | str = server.call("GET", "/healthz", timeout=timeout).status
-            except OSError as exc:
-                status = type(exc).__name__
-            control.append((status, time.monotonic() - began))
-            time.sleep(0.2)
+        control = control_probes(server, started + 120, every=0.2, during=client)
         join([client])
         took = time.monotonic() - started
     assert results["small"] == {200: 30_000}
