@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
 import rfc8785
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
@@ -102,16 +103,52 @@ SERVICE_VERSION = service_version()
 
 
 def canonical_json(value: Any) -> bytes:
-    """RFC 8785 canonical JSON (``rfc8785``): members sorted by UTF-16 code units, no
-    whitespace, ECMAScript numbers, UTF-8.
+    """RFC 8785 canonical JSON: members sorted by UTF-16 code units, no whitespace,
+    ECMAScript numbers, UTF-8.
+
+    ``rfc8785`` is the reference (pure Python: about 250 µs for a ten-player settlement and
+    as much for its answer). A value that orjson writes byte for byte the same way is
+    written by orjson with sorted keys: no float anywhere (ECMAScript writes ``1.0`` as
+    ``1``), every key a string within the Basic Multilingual Plane (there, sorting by code
+    points is sorting by UTF-16 code units), integers within ±(2^53 − 1) (orjson's strict
+    integers refuse the others); strings are escaped alike (the tests compare the two on
+    generated values). Anything else, and anything orjson refuses, goes to ``rfc8785``.
 
     :raises rfc8785.CanonicalizationError: an integer outside ±(2^53 − 1), a float that is
         not finite, or a string with a lone surrogate (accepted bodies never hold one).
 
     >>> canonical_json({"b": [1, "é"], "a": None})
     b'{"a":null,"b":[1,"\\xc3\\xa9"]}'
+    >>> canonical_json({"a": 1.0}), canonical_json({"\\U0001f600": 1, "\\ufb01": 2})
+    (b'{"a":1}', b'{"\\xf0\\x9f\\x98\\x80":1,"\\xef\\xac\\x81":2}')
     """
+    if _orjson_writes_it(value):
+        try:
+            return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER)
+        except orjson.JSONEncodeError:  # a lone surrogate, a large integer: the reference says what
+            pass
     return rfc8785.dumps(value)
+
+
+_BMP_END = "\U00010000"
+
+
+def _orjson_writes_it(value: Any) -> bool:
+    """Whether ``value`` holds only what orjson writes as RFC 8785 does (:func:`canonical_json`)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            for key in item:
+                if type(key) is not str or not (key.isascii() or max(key, default="") < _BMP_END):
+                    return False
+            stack.extend(item.values())
+        elif kind is list or kind is tuple:
+            stack.extend(item)
+        elif not (kind is str or kind is int or kind is bool or item is None):
+            return False
+    return True
 
 
 def sha256_of(value: Any) -> str:

@@ -21,6 +21,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.asymmetric.rsa import generate_private_key
 from flask import Flask
 from flask.testing import FlaskClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from joserfc import jws
 from joserfc.errors import BadSignatureError
 from joserfc.jwk import KeySet
@@ -307,3 +309,32 @@ def test_the_development_key(tmp_path: Path, caplog: pytest.LogCaptureFixture) -
     with caplog.at_level("WARNING", logger="service.receipts"):
         create_app({"TESTING": True, "PROFILES_FILE": None, "RECEIPT_KEY_FILE": str(path)})
     assert any("DEVELOPMENT key" in r.getMessage() for r in caplog.records)
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**60), 2**60) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(alphabet=st.characters(codec="utf-8") | st.sampled_from("\u2028\u2029\x7f\U0001f600\ufb01")),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.text(alphabet=st.characters(codec="utf-8") | st.sampled_from("\U0001f600\ufb01é"), max_size=4),
+                      children, max_size=4),
+    max_leaves=20)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_JSON_VALUES)
+def test_canonical_json_is_rfc8785_byte_for_byte(value: Any) -> None:
+    """canonical_json (orjson with sorted keys where it writes the same bytes, else the
+    reference) gives exactly what ``rfc8785`` gives, or fails as it does: floats, keys
+    beyond the Basic Multilingual Plane, integers beyond ±(2^53 − 1), control characters,
+    U+2028 and U+2029, lone surrogates."""
+    from service.receipts import canonical_json
+
+    try:
+        expected: bytes | type[Exception] = rfc8785.dumps(value)
+    except Exception as exc:  # the reference's own error is what is compared
+        expected = type(exc)
+    try:
+        got: bytes | type[Exception] = canonical_json(value)
+    except Exception as exc:
+        got = type(exc)
+    assert got == expected
