@@ -84,8 +84,8 @@ from gunicorn.workers.ggevent import GeventWorker
 
 from service.engine.text import clip
 
-__all__ = ["HEAD_FREE_READS", "HEAD_READ_PACE", "MAX_HEAD_BYTES", "MAX_SLOTS", "TURN", "Worker", "assign_slot", "beats", "mark_booted", "metrics_identity",
-           "release_slot", "write_problem"]
+__all__ = ["HEAD_FREE_READS", "HEAD_READ_PACE", "MAX_HEAD_BYTES", "MAX_SLOTS", "TURN", "Worker", "assign_slot",
+           "beats", "mark_booted", "metrics_identity", "release_slot", "write_problem"]
 
 #: The most bytes of header lines a request head may hold (the request line has its own
 #: limit, 4,094): an 8,000-byte header and a few ordinary ones fit.
@@ -268,7 +268,6 @@ class Worker(GeventWorker):  # type: ignore[misc]
     _polled: float  # ... and when (time.monotonic())
     _loop: Any = None  # the worker's event loop (its hub's, made as it runs)
 
-
     def init_process(self) -> Any:
         global _own_slot
         _own_slot = self.gnau_slot
@@ -325,8 +324,9 @@ class Worker(GeventWorker):  # type: ignore[misc]
 
     def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
         """Yield to the event loop first when it has not polled for :data:`TURN` seconds
-        (pipelined requests take turns with everything else), then serve the request; an answer not taken within the send deadline closes the connection, with
-        one line in the log."""
+        (pipelined requests take turns with everything else), then serve the request; an
+        answer not taken within the send deadline closes the connection, with one line in
+        the log."""
         loop = self._loop
         if loop is None:
             self._loop = loop = gevent.get_hub().loop

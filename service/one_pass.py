@@ -34,8 +34,8 @@ from service.engine.deal import (
 )
 from service.engine.settle import MAX_MULTIPLE, MAX_STAKE
 
-__all__ = ["MAX_ID_LENGTH", "distinct_ids", "max_players", "max_seats", "plain_deal", "plain_decks", "plain_hands",
-           "plain_id", "plain_settlement", "plain_showdown"]
+__all__ = ["MAX_ID_LENGTH", "distinct_ids", "max_players", "max_seats", "plain_deal", "plain_decks",
+           "plain_hands", "plain_id", "plain_settlement", "plain_showdown"]
 
 #: The longest caller's id.
 MAX_ID_LENGTH = 128

@@ -4,8 +4,9 @@
 profiles'), plus a bounded least-recently-used set (custom rules), behind a lock. Workers
 serve several requests at once (greenlets, or threads elsewhere), so every write and every
 read of the bounded set takes the lock (a pinned entry is never removed or replaced, so
-reading one needs none: the profiles' lookups, on every request); building a missing value happens outside it (two callers may build the
-same value at once; both get an equal one and the cache keeps one).
+reading one needs none: the profiles' lookups, on every request); building a missing
+value happens outside it (two callers may build the same value at once; both get an equal
+one and the cache keeps one).
 
 **One object** (:data:`CACHE`, an :class:`EngineCache`): every module of the engine that
 keeps per-rules data takes a named *section* of it (the evaluation tables, the per-rules

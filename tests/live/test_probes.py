@@ -29,7 +29,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -39,6 +39,8 @@ from tests.live.helpers import TONKU, metric, random_hands, wait_until
 from tests.live.kubelet import Kubelet, Watch, chart_memory_limit_mib, chart_probe
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("server"), pytest.mark.timeout(300)]
+
+T = TypeVar("T")
 
 BATCH_PATH = "/v1/evaluations/batch"
 #: One 10,000-hand batch, as JSON (324 kB): the documented heavy workload.
@@ -196,20 +198,26 @@ def test_cpu_heavy_batches_do_not_starve_the_probes(tmp_path: Path) -> None:
 # -------------------------------------------------------------- 2. pipelined requests
 
 
-def _pipeline(server: Server, source: str, requests: list[bytes]) -> list[int]:
-    """Send every request on one connection without waiting (a writer thread), read every
-    answer (this thread); the statuses in order."""
+def _pipelined(server: Server, source: str, requests: list[bytes], read: Callable[[socket.socket], T]) -> T:
+    """Send every request on one connection from ``source`` without waiting (a writer
+    thread) while ``read`` takes the answers off it (this thread); what ``read`` gives."""
     sock = socket.create_connection(("127.0.0.1", server.port), timeout=120, source_address=(source, 0))
     writer = threads(lambda: sock.sendall(b"".join(requests)))
-    statuses = []
     try:
-        with sock.makefile("rb") as stream:
-            for _ in requests:
-                statuses.append(_read_answer(stream))
+        found = read(sock)
         join(writer)
     finally:
         sock.close()
-    return statuses
+    return found
+
+
+def _pipeline(server: Server, source: str, requests: list[bytes]) -> list[int]:
+    """Pipeline ``requests`` (:func:`_pipelined`), reading every answer; the statuses in order."""
+    def read(sock: socket.socket) -> list[int]:
+        with sock.makefile("rb") as stream:
+            return [_read_answer(stream) for _ in requests]
+
+    return _pipelined(server, source, requests, read)
 
 
 def _read_answer(stream: Any) -> int:
@@ -255,12 +263,11 @@ def test_pipelined_requests_take_turns_with_the_heartbeat(tmp_path: Path) -> Non
 def _pipeline_raw(server: Server, source: str, requests: list[bytes]) -> Counter[int]:
     """As :func:`_pipeline`, but the answers are read in large pieces and only their status
     lines counted (a client that keeps up with the server, so it never waits to send)."""
-    sock = socket.create_connection(("127.0.0.1", server.port), timeout=120, source_address=(source, 0))
-    writer = threads(lambda: sock.sendall(b"".join(requests)))
-    statuses: Counter[int] = Counter()
     status_line = re.compile(rb"HTTP/1\.1 (\d{3}) ")
-    tail = b""
-    try:
+
+    def read(sock: socket.socket) -> Counter[int]:
+        statuses: Counter[int] = Counter()
+        tail = b""
         while sum(statuses.values()) < len(requests):
             piece = sock.recv(1 << 20)
             if not piece:
@@ -271,10 +278,9 @@ def _pipeline_raw(server: Server, source: str, requests: list[bytes]) -> Counter
                 statuses[int(found.group(1))] += 1
                 last = found.end()
             tail = data[max(last, len(data) - 16):]  # a status line cut at the piece's end
-        join(writer)
-    finally:
-        sock.close()
-    return statuses
+        return statuses
+
+    return _pipelined(server, source, requests, read)
 
 
 def test_pipelined_light_requests_leave_turns_for_the_probes(tmp_path: Path) -> None:
