@@ -103,6 +103,25 @@ def _counts(raw: bytes) -> tuple[int, int, int]:
             int(np.count_nonzero(data == _BRACKET)))
 
 
+def _has_float(data: Any) -> bool:
+    """Whether ``data`` (parsed JSON) holds a float anywhere.
+
+    >>> _has_float({"a": ["00", 10**18]}), _has_float([{"a": 2.5}])
+    (False, True)
+    """
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        kind = type(value)
+        if kind is float:
+            return True
+        if kind is dict:
+            stack.extend(value.values())
+        elif kind is list:
+            stack.extend(value)
+    return False
+
+
 def _key_count(data: Any) -> int:
     """How many keys the objects in ``data`` hold, all together."""
     keys = 0
@@ -129,7 +148,9 @@ def _same_as_strict(text: str, data: Any) -> bool:
       With one object (the top level) that is its length; with more, and no escapes in
       the text (strings written back unchanged), ``orjson.dumps(data)`` must have as many
       ``:`` as the text; otherwise the keys are counted;
-    - no run of 19 digits (:func:`_has_long_number`): every integer fits in 64 bits;
+    - no run of 19 digits (:func:`_has_long_number`), or, in a short text, no float in
+      ``data`` (:func:`_has_float`; orjson makes an integer beyond 64 bits a float): every
+      integer fits in 64 bits (a run inside a string, such as a deal's hex seed, is no number);
     - at most 512 brackets in all, or ``orjson.dumps`` (which stops at 255 levels, in C)
       writes the data back: the standard library reads that deep too, and so do the later
       recursive steps (comparing, echoing).
@@ -140,11 +161,13 @@ def _same_as_strict(text: str, data: Any) -> bool:
     False
     >>> _same_as_strict('[{"a": 1, "a": ":"}]', orjson.loads('[{"a": 1, "a": ":"}]'))
     False
-    >>> _same_as_strict('[12345678901234567890]', orjson.loads('[12345678901234567890]'))
+    >>> _same_as_strict('[123456789012345678901]', orjson.loads('[123456789012345678901]'))
     False
+    >>> _same_as_strict('["1234567890123456789012"]', orjson.loads('["1234567890123456789012"]'))
+    True
     """
     raw = text.encode("utf-8", "surrogatepass")
-    if _has_long_number(raw):
+    if _has_long_number(raw) and (len(raw) >= _LONG_TEXT or _has_float(data)):
         return False
     colons, objects, brackets = _counts(raw)
     written: bytes | None = None

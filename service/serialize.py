@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from service.engine.cards import CARDS, HAND_SIZE
+from service.engine.cards import CARD_TEXTS, HAND_SIZE
 from service.engine.categories import LABELS, LANGUAGES
 from service.engine.hand import Evaluation
 from service.engine.tables import Entry, FormationSlot, Resolution, Table
@@ -56,7 +56,6 @@ MAX_FIELDS_LENGTH = 200
 _CLASS_FIELDS = frozenset({"category", "label", "label_key", "score"})
 
 #: Canonical text of each card code.
-_TEXT: tuple[str, ...] = tuple(c.text for c in CARDS)
 
 #: One resolved hand: ``(codes, entry, slot, order, suited, payout)``
 #: (:meth:`~service.engine.tables.Resolution.rows`).
@@ -146,7 +145,7 @@ def _values(row: Row, lang: int) -> tuple[Any, ...]:
     points, 2 power card texts, their points)``; the label in the ``lang``-th language."""
     codes, entry, slot, order, _, payout = row
     a, b, c, d, e = codes
-    text = _TEXT
+    text = CARD_TEXTS
     head = (text[a], text[b], text[c], text[d], text[e], entry.category.value, entry.labels[lang], entry.label_key,
             entry.score, payout)
     if slot is None:
@@ -225,7 +224,7 @@ def _texts(resolution: Resolution, fields: tuple[str, ...] | None, lang: str) ->
     """Each resolved hand's ``Evaluation`` as JSON text: its :func:`_template` filled with
     :func:`_values` (written out here: the loop of every batch, ranking and settlement)."""
     forms = _forms(fields)
-    text = _TEXT
+    text = CARD_TEXTS
     li = LANGUAGES.index(lang)
     for codes, entry, slot, order, suited, payout in resolution.rows():
         a, b, c, d, e = codes

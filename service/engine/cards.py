@@ -41,6 +41,7 @@ from service.engine.text import echo
 __all__ = [
     "CARDS",
     "CARD_CODES",
+    "CARD_TEXTS",
     "DECK_SIZE",
     "HAND_SIZE",
     "MAX_DECKS",
@@ -159,6 +160,8 @@ def _build_cards() -> tuple[Card, ...]:
 
 #: The 52 cards, indexed by code.
 CARDS: tuple[Card, ...] = _build_cards()
+#: Each card's canonical text (:attr:`Card.text`), indexed by code: how answers write cards.
+CARD_TEXTS: tuple[str, ...] = tuple(card.text for card in CARDS)
 
 _RANK_SPELLINGS: dict[Rank, tuple[str, ...]] = {
     rank: (rank.value,) for rank in Rank

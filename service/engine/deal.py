@@ -43,6 +43,7 @@ import hashlib
 import hmac
 import struct
 from collections.abc import Iterator
+from itertools import chain, count
 
 from service.engine.cards import DECK_SIZE, HAND_SIZE, MAX_DECKS, Rank, Suit
 
@@ -121,6 +122,11 @@ def stream(server_seed: bytes, client_seed: str, nonce: int) -> Iterator[int]:
     """The deal's stream of unsigned 32-bit integers (RULES.md 9.1 step 2): blocks 0, 1, …
     read 4 bytes at a time, big-endian; endless.
 
+    Each block is :func:`block`'s HMAC, computed from one HMAC keyed by the server seed
+    that has read ``client_seed:nonce:`` (copied, then given the block's number: the same
+    bytes, without keying the HMAC and encoding the seed again for every block), and the
+    integers are handed out by a C iterator (a deal draws about one per card).
+
     :param server_seed: the server seed's bytes.
     :param client_seed: the client seed.
     :param nonce: the round's nonce.
@@ -129,10 +135,14 @@ def stream(server_seed: bytes, client_seed: str, nonce: int) -> Iterator[int]:
     >>> [next(s) for _ in range(3)]
     [761189446, 2736453578, 4234803293]
     """
-    n = 0
-    while True:
-        yield from _EIGHT_U32.unpack(block(server_seed, client_seed, nonce, n))
-        n += 1
+    keyed = hmac.new(server_seed, f"{client_seed}:{nonce}:".encode(), "sha256")
+
+    def numbered(n: int) -> tuple[int, ...]:
+        mac = keyed.copy()
+        mac.update(b"%d" % n)
+        return _EIGHT_U32.unpack(mac.digest())
+
+    return chain.from_iterable(map(numbered, count()))
 
 
 def starting_order(decks: int) -> list[int]:

@@ -15,7 +15,7 @@ from typing import Any
 from marshmallow import Schema
 
 from service.deal_schemas import DealRequestSchema, VerifyDealRequestSchema
-from service.engine.cards import CARDS
+from service.engine.cards import CARD_TEXTS
 from service.engine.deal import ALGORITHM, commitment, deal
 from service.errors import ErrorItem, InvalidRequestError
 from service.operations.scoring import Query, load_object, unknown_parameter
@@ -41,7 +41,7 @@ def _load(schema: Schema, body: Any, query: Query) -> dict[str, Any]:
 def _dealt(data: dict[str, Any], hands: int) -> list[list[str]]:
     """The deal of checked inputs, each card in canonical notation."""
     codes = deal(data["server_seed"], data["client_seed"], data["nonce"], decks=data["decks"], hands=hands)
-    return [[CARDS[c].text for c in hand] for hand in codes]
+    return [[CARD_TEXTS[c] for c in hand] for hand in codes]
 
 
 def deal_hands(body: Any, query: Query) -> dict[str, Any]:
@@ -65,7 +65,7 @@ def deal_hands(body: Any, query: Query) -> dict[str, Any]:
 def _matches(given: Sequence[list[int | None] | None], dealt: list[list[str]]) -> list[bool | None]:
     """Per hand: ``None`` where the caller gave none, else whether it is the dealt hand card
     for card, in order."""
-    return [None if hand is None else [CARDS[c].text if c is not None else None for c in hand] == dealt[i]
+    return [None if hand is None else [CARD_TEXTS[c] if c is not None else None for c in hand] == dealt[i]
             for i, hand in enumerate(given)]
 
 

@@ -87,6 +87,18 @@ def test_unicode_client_seed_is_utf8() -> None:
     assert block(SEED, "玩家-é", 3, 0) == expected
 
 
+@pytest.mark.parametrize(("seed", "client", "nonce"), [
+    (SEED, CLIENT, 0), (bytes(range(64)), "玩家-é", 2**53 - 1), (b"\xff" * 16, ":", 10**12)])
+def test_the_stream_reads_its_blocks_in_order(seed: bytes, client: str, nonce: int) -> None:
+    """:func:`stream` (one keyed HMAC, copied per block) is :func:`block` 0, 1, … read as
+    big-endian 32-bit integers, past the tenth block (two- and three-digit numbers)."""
+    import struct
+    from itertools import islice
+
+    expected = [u for n in range(120) for u in struct.unpack(">8I", block(seed, client, nonce, n))]
+    assert list(islice(stream(seed, client, nonce), len(expected))) == expected
+
+
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"server_seed": bytes(15)}, "a server seed is 16 to 64 bytes"),
     ({"client_seed": ""}, "a client seed is 1 to 256 code points"),
