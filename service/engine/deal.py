@@ -18,7 +18,7 @@ The steps (RULES.md 9.1):
    rejecting ``u ≥ 2^32 − (2^32 mod (i + 1))`` (:func:`shuffle`);
 5. round-robin: hand ``h`` gets positions ``h``, ``h + hands``, … ``h + 4 × hands``.
 
-Plain Python over :mod:`hashlib` and :mod:`hmac`: cards are the engine's codes
+Plain Python over :mod:`hashlib`, :mod:`hmac` and ``cryptography``'s HMAC: cards are the engine's codes
 (:mod:`service.engine.cards`), and nothing here reads or writes a seed anywhere.
 
 RULES.md section 8's worked deal:
@@ -43,7 +43,10 @@ import hashlib
 import hmac
 import struct
 from collections.abc import Iterator
-from itertools import chain, count
+from itertools import chain, count, islice
+
+from cryptography.hazmat.primitives.hashes import SHA256
+from cryptography.hazmat.primitives.hmac import HMAC
 
 from service.engine.cards import DECK_SIZE, HAND_SIZE, MAX_DECKS, Rank, Suit
 
@@ -124,8 +127,10 @@ def stream(server_seed: bytes, client_seed: str, nonce: int) -> Iterator[int]:
 
     Each block is :func:`block`'s HMAC, computed from one HMAC keyed by the server seed
     that has read ``client_seed:nonce:`` (copied, then given the block's number: the same
-    bytes, without keying the HMAC and encoding the seed again for every block), and the
-    integers are handed out by a C iterator (a deal draws about one per card).
+    bytes, without keying the HMAC and encoding the seed again for every block). The copies
+    are ``cryptography``'s (about 0.6 µs a block against the standard library's 1.2: a
+    deal of one deck reads 7 blocks; a test compares the two), and the integers are handed
+    out by a C iterator (a deal draws about one per card).
 
     :param server_seed: the server seed's bytes.
     :param client_seed: the client seed.
@@ -135,12 +140,13 @@ def stream(server_seed: bytes, client_seed: str, nonce: int) -> Iterator[int]:
     >>> [next(s) for _ in range(3)]
     [761189446, 2736453578, 4234803293]
     """
-    keyed = hmac.new(server_seed, f"{client_seed}:{nonce}:".encode(), "sha256")
+    keyed = HMAC(server_seed, SHA256())
+    keyed.update(f"{client_seed}:{nonce}:".encode())
 
     def numbered(n: int) -> tuple[int, ...]:
         mac = keyed.copy()
         mac.update(b"%d" % n)
-        return _EIGHT_U32.unpack(mac.digest())
+        return _EIGHT_U32.unpack(mac.finalize())
 
     return chain.from_iterable(map(numbered, count()))
 
@@ -174,9 +180,22 @@ def shuffle(cards: list[int], draws: Iterator[int]) -> list[int]:
 
     >>> shuffle([0, 1, 2], iter([2**32 - 1, 4, 0]))  # 2^32 - 1 is rejected for i = 2 (j = 4 mod 3)
     [2, 0, 1]
+    >>> shuffle([0, 1, 2], iter([4, 0]))
+    [2, 0, 1]
+
+    Every limit is above ``2^32 − len(cards)``: when no draw of the first ``len(cards) − 1``
+    reaches that (all but always), none is rejected and the swaps take them in turn.
     """
-    limits = _LIMITS if len(cards) <= len(_LIMITS) else _limits(len(cards))
-    for i in range(len(cards) - 1, 0, -1):
+    n = len(cards)
+    first = list(islice(draws, max(n - 1, 0)))  # one draw a position, unless one is rejected
+    if len(first) == n - 1 and max(first, default=0) < _U32 - n:  # under every limit: none is rejected
+        for i, u in zip(range(n - 1, 0, -1), first, strict=True):
+            j = u % (i + 1)
+            cards[i], cards[j] = cards[j], cards[i]
+        return cards
+    draws = chain(first, draws)
+    limits = _LIMITS if n <= len(_LIMITS) else _limits(n)
+    for i in range(n - 1, 0, -1):
         size = i + 1
         limit = limits[size]
         u = next(draws)

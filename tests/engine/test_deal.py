@@ -56,6 +56,38 @@ def test_section_8_first_swap() -> None:
     assert str(CARDS[shuffled[51]]) == str(CARDS[order[30]]) == "5D"
 
 
+def _spec_shuffle(cards: list[int], draws: list[int]) -> list[int]:
+    """RULES.md 9.1 step 4 read plainly: for i from the last position down to 1, draw until
+    u < 2^32 - (2^32 mod (i + 1)), then swap i and u mod (i + 1)."""
+    cards, k = list(cards), 0
+    for i in range(len(cards) - 1, 0, -1):
+        while draws[k] >= 2**32 - 2**32 % (i + 1):
+            k += 1
+        j = draws[k] % (i + 1)
+        k += 1
+        cards[i], cards[j] = cards[j], cards[i]
+    return cards
+
+
+@pytest.mark.parametrize("decks", [1, 2, 8])
+@pytest.mark.parametrize("where", [None, "first", "second", "middle", "last"])
+def test_the_shuffle_is_step_4_with_and_without_rejected_draws(decks: int, where: str | None) -> None:
+    """Draws near 2^32 (rejected for most sizes: not the powers of two, whose limit is 2^32)
+    at any position, and the largest draw the shuffle's quick path takes, give step 4's result."""
+    import random
+
+    order = starting_order(decks)
+    n = len(order)
+    rng = random.Random(f"{decks}:{where}")
+    draws = [rng.randrange(2**32 - n) for _ in range(n + 8)]
+    if where is None:
+        draws[n // 2] = 2**32 - n - 1  # below every limit: taken on the quick path
+    else:
+        at = {"first": 0, "second": 1, "middle": n // 2, "last": n - 2}[where]
+        draws[at:at] = [2**32 - 1, 2**32 - 2]
+    assert shuffle(list(order), iter(draws)) == _spec_shuffle(order, draws)
+
+
 def test_starting_order_and_round_robin() -> None:
     order = starting_order(2)
     assert [str(CARDS[c]) for c in order[:14]] == ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S",
