@@ -83,6 +83,7 @@ from gunicorn.workers import ggevent
 from gunicorn.workers.ggevent import GeventWorker
 
 from service.engine.text import clip
+from service.gunicorn_logging import without_request_text
 
 __all__ = ["HEAD_FREE_READS", "HEAD_READ_PACE", "MAX_HEAD_BYTES", "MAX_SLOTS", "TURN", "Worker", "assign_slot",
            "beats", "mark_booted", "metrics_identity", "release_slot", "write_problem"]
@@ -208,13 +209,15 @@ def write_problem(sock: socket.socket, status_int: int, reason: str, mesg: str) 
     :param sock: the client's socket.
     :param status_int: the HTTP status gunicorn chose (400, 414, 431, ...).
     :param reason: the reason phrase.
-    :param mesg: gunicorn's description; quoted request text in it is cut short.
+    :param mesg: gunicorn's description, kept without the request text it quotes
+        (:func:`~service.gunicorn_logging.without_request_text`: the bytes of a request it
+        could not read may be the rest of a body, a deal's seed included).
     """
     body = json.dumps({
         "type": _TYPES.get(status_int, f"/problems/http-{status_int}"),
         "title": reason,
         "status": status_int,
-        "detail": clip(mesg, 200),
+        "detail": clip(without_request_text(mesg) or "The request could not be read.", 200),
     }, ensure_ascii=True).encode()
     head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n"
             "Content-Type: application/problem+json\r\nX-Content-Type-Options: nosniff\r\n"

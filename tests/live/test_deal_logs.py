@@ -48,3 +48,31 @@ def test_no_log_line_or_answer_holds_a_seed(serve: Callable[..., Server]) -> Non
     logs = server.access_log.read_text(errors="replace") + server.error_log.read_text(errors="replace")
     for secret in (SEED, SEED[:32], SEED.upper()[:32], CLIENT):
         assert secret not in logs
+
+
+def test_a_body_longer_than_its_content_length_leaks_no_seed(serve: Callable[..., Server]) -> None:
+    """A client that counts characters, not UTF-8 bytes, sends more body than its
+    ``Content-Length``: gunicorn reads the rest, which ends in the seed, as the next request's
+    head and refuses it. That problem and gunicorn's warning name the fault without quoting
+    the bytes (seen: the whole seed in both)."""
+    import socket
+
+    server = serve("undercounted")
+    body = json.dumps({"client_seed": "牛" * 65, "nonce": 0, "hands": 2, "server_seed": SEED},
+                      ensure_ascii=False).encode()
+    head = (f"POST /v1/deals HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body.decode())}\r\n\r\n").encode()
+    received = b""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(head + body + b"POST /v1/deals HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        while chunk := sock.recv(65536):
+            received += chunk
+    text = received.decode(errors="replace")
+    assert text.count("HTTP/1.1 400") == 2, text  # the cut body's, then the leftover's
+    assert '"type": "/problems/bad-request"' in text and '"detail": "Invalid Method"' in text, text
+    wait_until(lambda: "Invalid request" in server.error_log.read_text(errors="replace"), 10,
+               "gunicorn's warning about the leftover")
+    logs = server.access_log.read_text(errors="replace") + server.error_log.read_text(errors="replace")
+    for secret in (SEED, SEED[:16], SEED[-16:]):
+        assert secret not in text
+        assert secret not in logs
