@@ -228,9 +228,18 @@ def write_problem(sock: socket.socket, status_int: int, reason: str, mesg: str) 
 class _BoundedRequest(Request):  # type: ignore[misc]
     """gunicorn's request, whose head may not grow past :data:`MAX_HEAD_BYTES`, read at
     most once per :data:`HEAD_READ_PACE` once :data:`HEAD_FREE_READS` reads have not
-    brought it whole."""
+    brought it whole; once its body is abandoned, its answer says ``Connection: close``."""
 
     _reads = 0
+
+    def should_close(self) -> bool:
+        # A body whose reading failed or was given up (its input's ``failed``: a broken chunk,
+        # the body deadline, a body over the limit left unread,
+        # service.http.request_body) leaves where the next request starts unknown: gunicorn
+        # closes the connection after the answer, and the answer's head, written after,
+        # says so instead of "keep-alive".
+        body = getattr(self, "body", None)
+        return getattr(body, "failed", False) is True or bool(super().should_close())
 
     def read_into(self, unreader: Any, buf: bytearray, stop: bool = False) -> None:
         # Asked for more while MAX_HEAD_BYTES are held and the head has not ended: refuse.

@@ -3,7 +3,8 @@
 The body is read straight from the WSGI input that gunicorn frames (``Content-Length``
 or chunked), in pieces, until its end, one byte past the limit, or the deadline:
 
-- over ``limit`` bytes (however framed): :class:`BodyTooLargeError` (413);
+- over ``limit`` bytes (however framed): :class:`BodyTooLargeError` (413), the rest left
+  unread and the connection closed after the answer;
 - not all there within ``seconds`` (a client that stops sending, or trickles): the read
   is abandoned and :class:`BodyTimeoutError` is raised (408), so a stalled request holds its
   greenlet for a bounded time. The deadline is a ``gevent.Timeout``, which interrupts the
@@ -58,9 +59,10 @@ def read_body(environ: Mapping[str, Any], limit: int, seconds: float) -> bytes:
     service.http.request_body.BodyTooLargeError
     """
     declared = str(environ.get("CONTENT_LENGTH") or "").strip()
-    if declared.isdigit() and int(declared) > limit:
-        raise BodyTooLargeError
     stream = environ.get("wsgi.input")
+    if declared.isdigit() and int(declared) > limit:
+        _abandon(stream)
+        raise BodyTooLargeError
     if stream is None:
         return b""
     pieces: list[bytes] = []
@@ -82,10 +84,19 @@ def read_body(environ: Mapping[str, Any], limit: int, seconds: float) -> bytes:
     except OSError as exc:  # the peer reset the connection mid-body
         raise BodyFramingError(f"the connection failed while the body was read ({exc.strerror or exc})") from None
     if size > limit:
+        _abandon(stream)
         raise BodyTooLargeError
     if want is not None and size < want:
         raise BodyFramingError(f"the body ended after {size} of the {want} bytes Content-Length announced")
     return b"".join(pieces)
+
+
+def _abandon(stream: Any) -> None:
+    """Mark the rest of a body as never to be read: gunicorn's input then counts as failed
+    (its flag for a body whose reading raised), so the worker closes the connection after the
+    answer and the answer says ``Connection: close`` (:mod:`service.gunicorn_worker`)."""
+    if hasattr(stream, "failed"):
+        stream.failed = True
 
 
 def _framing_detail(exc: Exception) -> str:

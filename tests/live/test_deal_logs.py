@@ -69,7 +69,8 @@ def test_a_body_longer_than_its_content_length_leaks_no_seed(serve: Callable[...
             received += chunk
     text = received.decode(errors="replace")
     assert text.count("HTTP/1.1 400") == 2, text  # the cut body's, then the leftover's
-    assert '"type": "/problems/bad-request"' in text and '"detail": "Invalid Method"' in text, text
+    assert '"type": "/problems/bad-request"' in text, text
+    assert '"detail": "Invalid Method"' in text, text
     wait_until(lambda: "Invalid request" in server.error_log.read_text(errors="replace"), 10,
                "gunicorn's warning about the leftover")
     logs = server.access_log.read_text(errors="replace") + server.error_log.read_text(errors="replace")

@@ -133,6 +133,7 @@ def test_idle_and_stalled_connections_never_hold_up_other_clients(serve: Callabl
             response.begin()
             problem = json.loads(response.read())
             assert response.status == 408
+            assert response.getheader("Connection") == "close"  # as it does: the body was abandoned
             assert problem["type"] == "/problems/request-timeout"
             assert response.getheader("Content-Type") == "application/problem+json"
         assert time.monotonic() - opened >= body_timeout - 0.5
@@ -198,6 +199,27 @@ def test_broken_chunked_framing_is_a_400_problem(serve: Callable[..., Server], f
     assert metric(values, "gnau_http_requests_total", route="/v1/evaluations", method="POST", status="400") == 1
     assert metric(values, "gnau_http_requests_total", route="/v1/evaluations", method="POST", status="500") == 0
     assert "Traceback" not in server.error_log.read_text()
+
+
+@pytest.mark.parametrize(("head", "rest", "status"), [
+    (b"Transfer-Encoding: chunked", b"zz\r\n{}\r\n0\r\n\r\n", 400),  # a broken chunk size
+    (b"Content-Length: 2000000", b"{", 413),  # over the limit: left unread
+])
+def test_an_abandoned_body_closes_the_connection_and_says_so(serve: Callable[..., Server], head: bytes,
+                                                             rest: bytes, status: int) -> None:
+    """Where the next request starts is unknown once a body is abandoned: the answer says
+    ``Connection: close`` and the request pipelined after it is not read as one."""
+    server = serve()
+    request = (b"POST /v1/evaluations HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n" + head
+               + b"\r\n\r\n" + rest + b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+    with socket.create_connection(("127.0.0.1", server.port), timeout=15) as sock:
+        sock.sendall(request)
+        response = http.client.HTTPResponse(sock)
+        response.begin()
+        response.read()
+        assert response.status == status
+        assert response.getheader("Connection") == "close"
+        assert sock.recv(65536) == b""  # closed, the pipelined GET unanswered
 
 
 def test_errors_before_the_app_are_problem_details(serve: Callable[..., Server]) -> None:
@@ -525,8 +547,9 @@ def test_a_body_of_exactly_one_mebibyte_is_read(serve: Callable[..., Server]) ->
     status, _, body = post(server.port, "/v1/evaluations", None, raw=exact)
     assert status == 200, body
     assert json.loads(body)["label"] == "Ngau Tonku"
-    status, _, body = post(server.port, "/v1/evaluations", None, raw=exact + b" ")
+    status, headers, body = post(server.port, "/v1/evaluations", None, raw=exact + b" ")
     assert status == 413
+    assert headers["connection"] == "close"  # the body is left unread: the connection closes
     chunked = (b"POST /v1/evaluations HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
                b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
     for payload, expected in ((exact, 200), (exact + b" ", 413)):
