@@ -55,8 +55,6 @@ MAX_FIELDS_LENGTH = 200
 #: Members that come from a hand's class alone (no formation to place).
 _CLASS_FIELDS = frozenset({"category", "label", "label_key", "score"})
 
-#: Canonical text of each card code.
-
 #: One resolved hand: ``(codes, entry, slot, order, suited, payout)``
 #: (:meth:`~service.engine.tables.Resolution.rows`).
 Row = tuple[Sequence[int], Entry, FormationSlot | None, int, bool, int]

@@ -59,15 +59,15 @@ def read_body(environ: Mapping[str, Any], limit: int, seconds: float) -> bytes:
     service.http.request_body.BodyTooLargeError
     """
     declared = str(environ.get("CONTENT_LENGTH") or "").strip()
+    want = int(declared) if declared.isdigit() else None  # None: chunked, or no body
     stream = environ.get("wsgi.input")
-    if declared.isdigit() and int(declared) > limit:
+    if want is not None and want > limit:
         _abandon(stream)
         raise BodyTooLargeError
     if stream is None:
         return b""
     pieces: list[bytes] = []
     size = 0
-    want = int(declared) if declared.isdigit() else None
     try:
         with gevent.Timeout(seconds, BodyTimeoutError):
             while size <= limit if want is None else size < want:
