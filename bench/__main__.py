@@ -98,22 +98,27 @@ How it is measured:
   access log, which names the worker of every request); every other load run is checked
   the same way, and nothing is ever run again. With the connections spread evenly, what
   is left of a worker's lead comes from the CPU it gets: wrk runs on the same two cores.
-- **What a request costs beyond the floor.** Timed inside a gunicorn worker under wrk (one
-  worker, wrk on the other core), the WSGI call of a single evaluation takes about 225 µs
-  against the echo's 130 µs: reading the body with its deadline (about 12 µs), strict
-  JSON reading (10 µs: orjson, checked to give exactly what the standard library gives),
-  the operation (about 40 µs: checking the request 15, resolving the hand 8, the answer's
-  data 6), the answer with its language headers (`Content-Language`, `Vary`; 12 µs), the
-  request and category metrics (about 15 µs: four writes to the shared metric files), and
-  the client's budget guard, language negotiation and lane dispatch (about 8 µs); gunicorn
-  then writes four more headers than for the echo. In one experiment without the budget
-  guard, the language negotiation, the lane dispatch and the request metrics, the
-  evaluations read 0.84 of the echo (0.85 without the language headers as well), so
-  the ratio's goal, set when a request did less, is not met with them. A deal of one
-  deck and 10 hands computes in about 17 µs (7 HMAC blocks from one keyed HMAC, copied per
-  block; 51 swaps). A worker yields to its event loop only when the loop has
+- **Direct routes, and what a request costs beyond the floor.** Flask costs a small request
+  about 100 µs of CPU beyond its view: timed in process, back to back, the echo's WSGI call
+  takes about 135 µs, most of it Flask's request and app contexts, routing, response object
+  and hooks. So the busiest POST routes (evaluations, batches, rankings, settlements,
+  showdowns, deals and their verification) are answered by their view's own handler at the
+  WSGI layer (`service/http/direct.py`): the same reading, operation, JSON text, headers
+  and metrics, and anything the handler raises handed to Flask, whose error handlers answer
+  it without the work being done again (a test compares the two paths byte for byte over
+  the golden corpus). In process, a single evaluation's WSGI call takes about 70 µs that
+  way against 190 µs through Flask, a deal about 85 µs against 205, the 10-player
+  settlement about 255 µs against 420. That is why evaluations and deals run faster than
+  the bare-Flask echo floor, which measures what a plain Flask app needs. What an
+  evaluation still costs: reading the body with its deadline (about 12 µs), strict JSON
+  reading (10 µs: orjson, checked to give exactly what the standard library gives), the
+  operation (about 40 µs: checking the request 15, resolving the hand 8, the answer's data
+  6), the request and category metrics (about 15 µs: four writes to the shared metric
+  files); gunicorn then writes four more headers than for the echo. A deal of one deck and
+  10 hands computes in about 17 µs (7 HMAC blocks from one keyed HMAC, copied per block;
+  51 swaps). A worker yields to its event loop only when the loop has
   not polled for 5 ms (`service/gunicorn_worker.py`): yielding before every request cost
-  25-40 µs of CPU a request under this load. The metrics are one
+  25-40 µs of CPU a request under this load. The metrics of what Flask answers are one
   Flask hook (two context lookups, three prometheus writes); the request id, its start time
   and the headers every answer carries are added at the WSGI layer
   (`service/http/middleware.py`), and Flask's per-hook `async` check is skipped

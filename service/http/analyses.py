@@ -9,7 +9,7 @@ analyses are warm and answered at once. Every route is a path x method of openap
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
@@ -30,10 +30,12 @@ __all__ = ["analyses", "client_guard"]
 analyses = Blueprint("analyses", __name__, url_prefix="/v1")
 
 
-def client_guard(rt: Runtime | None = None) -> operations.Guard:
+def client_guard(rt: Runtime | None = None, environ: Mapping[str, Any] | None = None) -> operations.Guard:
     """The current client's budget guard (:meth:`~service.http.budget.AnalysisBudget.guard`)
-    in ``rt``, the app's runtime (looked up when not given)."""
-    guard: operations.Guard = partial((rt or runtime()).budget.guard, request.environ.get("REMOTE_ADDR") or "-")
+    in ``rt``, the app's runtime (looked up when not given); the client of ``environ`` (a
+    WSGI environment) when given, else of the current request."""
+    address = (request.environ if environ is None else environ).get("REMOTE_ADDR") or "-"
+    guard: operations.Guard = partial((rt or runtime()).budget.guard, address)
     return guard
 
 

@@ -11,6 +11,7 @@ from service.http import cors, observability
 from service.http.analyses import analyses
 from service.http.budget import AnalysisBudget
 from service.http.deals import deals
+from service.http.direct import DirectRoutes
 from service.http.docs import docs
 from service.http.middleware import EveryAnswer
 from service.http.ops import OPENAPI_FILE, ops, reject_query_on_reads
@@ -73,12 +74,13 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
                               float(app.config["ANALYSIS_POOL_SECONDS"])),
     ).install(app)
     install_receipts(rt, app.config["RECEIPT_KEY_FILE"], app.config["RECEIPT_PUBLIC_KEYS"], OPENAPI_FILE)
-    app.wsgi_app = EveryAnswer(app.wsgi_app, settings.send_timeout)  # type: ignore[method-assign]
     observability.install(app)
     rt.cors_origins = cors.install(app)
     app.before_request(reject_query_on_reads)
     register_error_handlers(app)
     for blueprint in (scoring, profiles, ops, analyses, deals, receipts, docs):
         app.register_blueprint(blueprint)
+    direct = DirectRoutes(app, app.wsgi_app, rt)
+    app.wsgi_app = EveryAnswer(direct, settings.send_timeout)  # type: ignore[method-assign]
     return app
 

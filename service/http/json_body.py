@@ -6,12 +6,14 @@ The body is checked for media type, encodings, size, deadline and framing (throu
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
 from flask import Response, current_app, request
 from werkzeug.datastructures import LanguageAccept
 from werkzeug.http import parse_accept_header, parse_options_header
+from werkzeug.wrappers import Request
 
 from service.engine.text import echo
 from service.http.problems import ProblemError, validation_problem
@@ -24,8 +26,8 @@ from service.json_text import (
 )
 from service.languages import negotiate
 
-__all__ = ["accepted_language", "json_response", "json_text_response", "parse_json", "query", "read_json",
-           "read_json_bytes"]
+__all__ = ["accepted_language", "answer_headers", "body_bytes", "json_response", "json_text_response",
+           "language_of", "parse_json", "query", "query_of", "read_json", "read_json_bytes"]
 
 
 def _malformed(detail: str) -> ProblemError:
@@ -54,7 +56,16 @@ def read_json_bytes() -> bytes:
 
     :raises ProblemError: as :func:`read_json`, but for malformed JSON.
     """
-    environ = request.environ  # the headers straight from it: one context lookup
+    return body_bytes(request.environ, current_app.config)
+
+
+def body_bytes(environ: Mapping[str, Any], config: Mapping[str, Any]) -> bytes:
+    """:func:`read_json_bytes` of the request of ``environ`` (its WSGI environment), under
+    ``config`` (the app's: ``MAX_CONTENT_LENGTH``, ``BODY_TIMEOUT``); no request context
+    needed (:mod:`service.http.direct`).
+
+    :raises ProblemError: as :func:`read_json_bytes`.
+    """
     content_type = environ.get("CONTENT_TYPE", "")
     if content_type == "application/json":  # the common case, parsed as below would give
         mimetype, charset = content_type, "utf-8"
@@ -78,7 +89,6 @@ def read_json_bytes() -> bytes:
     if encoding not in ("", "identity"):
         raise ProblemError(415, "/problems/unsupported-media-type", "Unsupported media type",
                            f"Content-Encoding {encoding} is not accepted; send the body uncompressed.")
-    config = current_app.config
     try:
         raw = read_body(environ, config["MAX_CONTENT_LENGTH"], config["BODY_TIMEOUT"])
     except BodyTooLargeError:
@@ -110,9 +120,16 @@ def parse_json(raw: bytes) -> Any:
 
 def query() -> dict[str, list[str]]:
     """The request's query parameters, every value of each (:data:`service.operations.Query`)."""
-    if not request.environ.get("QUERY_STRING"):
+    return query_of(request.environ)
+
+
+def query_of(environ: dict[str, Any]) -> dict[str, list[str]]:
+    """:func:`query` of the request of ``environ``: Werkzeug's reading of it (Flask's
+    ``request.args``), with no request context."""
+    if not environ.get("QUERY_STRING"):
         return {}  # most requests: no need to parse
-    return request.args.to_dict(flat=False)
+    args = Request(environ, populate_request=False, shallow=True).args
+    return args.to_dict(flat=False)
 
 
 def json_response(data: Any, status: int = 200, lang: str | None = None) -> Response:
@@ -122,19 +139,34 @@ def json_response(data: Any, status: int = 200, lang: str | None = None) -> Resp
 
 
 def json_text_response(text: bytes, status: int = 200, lang: str | None = None) -> Response:
-    """A response of JSON ``text``; with ``lang`` (an answer with labels, RULES.md 4.2) it
-    names their language (``Content-Language``) and says it varies with ``Accept-Language``
-    (added as plain headers: an answer of this service has no ``Vary`` before it)."""
-    response = Response(text, status, mimetype="application/json")
+    """A response of JSON ``text`` with :func:`answer_headers`."""
+    return Response(text, status, answer_headers(text, lang))
+
+
+def answer_headers(text: bytes, lang: str | None = None) -> list[tuple[str, str]]:
+    """The headers of a JSON answer ``text`` (before those every answer carries,
+    :mod:`service.http.middleware`); with ``lang`` (an answer with labels, RULES.md 4.2)
+    they name its language (``Content-Language``) and say it varies with ``Accept-Language``
+    (an answer of this service has no other ``Vary``).
+
+    >>> answer_headers(b"{}")
+    [('Content-Type', 'application/json'), ('Content-Length', '2')]
+    >>> answer_headers(b"{}", "zh-Hans")[2:]
+    [('Content-Language', 'zh-Hans'), ('Vary', 'Accept-Language')]
+    """
+    headers = [("Content-Type", "application/json"), ("Content-Length", str(len(text)))]
     if lang is not None:
-        headers = response.headers
-        headers.add("Content-Language", lang)
-        headers.add("Vary", "Accept-Language")
-    return response
+        headers += (("Content-Language", lang), ("Vary", "Accept-Language"))
+    return headers
 
 
 def accepted_language() -> str | None:
     """The offered language the request's ``Accept-Language`` best matches
     (:func:`service.languages.negotiate`), or ``None`` without the header or a match."""
-    header = request.environ.get("HTTP_ACCEPT_LANGUAGE")
+    return language_of(request.environ)
+
+
+def language_of(environ: Mapping[str, Any]) -> str | None:
+    """:func:`accepted_language` of the request of ``environ``, with no request context."""
+    header = environ.get("HTTP_ACCEPT_LANGUAGE")
     return negotiate(parse_accept_header(header, LanguageAccept)) if header else None

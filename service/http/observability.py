@@ -24,7 +24,7 @@ from prometheus_client import multiprocess as prometheus_multiprocess
 
 from service.logs import REQUEST_ID_KEY, WAIT_KEY
 
-__all__ = ["REQUEST_ID_HEADER", "install", "observe_categories", "request_id", "start_request"]
+__all__ = ["REQUEST_ID_HEADER", "count_answer", "install", "observe_categories", "request_id", "start_request"]
 
 REQUEST_ID_HEADER = "X-Request-ID"
 #: Where :func:`start_request` keeps the request's id and start time in the WSGI environment.
@@ -98,29 +98,36 @@ def request_id() -> str:
     return found
 
 
+def count_answer(environ: Mapping[str, Any], route: str, status: int) -> None:
+    """Count an answer of ``status`` to the request of ``environ`` (its WSGI environment) on
+    the route template ``route`` (``"unmatched"`` for none): the request counter, the latency
+    from :func:`start_request` and, when it ran on the compute lane, its wait."""
+    method = environ.get("REQUEST_METHOD", "")
+    method = method if method in _METHODS else "other"  # bounded label values
+    _child(_REQUEST_CHILDREN, REQUESTS, (route, method, status)).inc()
+    started = environ.get(_STARTED_KEY)
+    if started is not None:
+        _child(_LATENCY_CHILDREN, LATENCY, (route, method)).observe(time.perf_counter() - started)
+    waited = environ.get(WAIT_KEY)
+    if waited is not None:  # it ran on the compute lane
+        _child(_WAIT_CHILDREN, WAIT, (route, method)).observe(waited)
+
+
 def install(app: Flask) -> None:
-    """Request metrics (every series by route template, method and status) and ``/metrics``.
+    """Request metrics (every series by route template, method and status:
+    :func:`count_answer`) and ``/metrics``.
 
     The wait of a request for its worker's compute lane is ``gnau_http_request_wait_seconds``.
-    One hook, run on every request, with two lookups of Flask's context-local ``request``
-    (each costs about half a microsecond); the id and the start time come from
-    :func:`start_request`, in the WSGI environment.
+    One hook, run on every request Flask answers (:mod:`service.http.direct` counts its own),
+    with two lookups of Flask's context-local ``request`` (each costs about half a
+    microsecond); the id and the start time come from :func:`start_request`, in the WSGI
+    environment.
     """
 
     @app.after_request
     def _count(response: Response) -> Response:
-        environ = request.environ
         rule = request.url_rule
-        route = rule.rule if rule is not None else "unmatched"
-        method = environ.get("REQUEST_METHOD", "")
-        method = method if method in _METHODS else "other"  # bounded label values
-        _child(_REQUEST_CHILDREN, REQUESTS, (route, method, response.status_code)).inc()
-        started = environ.get(_STARTED_KEY)
-        if started is not None:
-            _child(_LATENCY_CHILDREN, LATENCY, (route, method)).observe(time.perf_counter() - started)
-        waited = environ.get(WAIT_KEY)
-        if waited is not None:  # it ran on the compute lane
-            _child(_WAIT_CHILDREN, WAIT, (route, method)).observe(waited)
+        count_answer(request.environ, rule.rule if rule is not None else "unmatched", response.status_code)
         return response
 
     app.add_url_rule("/metrics", "metrics", metrics_response, methods=["GET"])

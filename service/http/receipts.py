@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 import yaml
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response
 
 from service.errors import InvalidRequestError
 from service.http.json_body import json_response
@@ -92,10 +92,10 @@ def _sign(keys: ReceiptKeys, operation_id: str, body: Any, answer: Answer) -> by
     return text[:-1] + b',"receipt":' + orjson.dumps(keys.sign(payload)) + b"}"
 
 
-def receipt_operation(rt: Runtime) -> str | None:
-    """The operationId of the current request's route when it signs on request, else ``None``."""
-    rule = request.url_rule.rule if request.url_rule is not None else ""
-    return rt.receipt_operations.get((rule, request.method))
+def receipt_operation(rt: Runtime, route: str, method: str = "POST") -> str | None:
+    """The operationId of the route template ``route`` with ``method`` when it signs on
+    request, else ``None``."""
+    return rt.receipt_operations.get((route, method))
 
 
 def answer_with_receipt(operation: Callable[[Any, Query, ProfileRegistry], Answer], body: Any, query: Query,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from flask import Flask, current_app, request
 
@@ -72,17 +72,19 @@ class Runtime:
     openapi: bytes | None = None
     lane: Lane = field(default_factory=InlineLane)
 
-    def compute(self, work: Callable[[], T], *, heavy: bool) -> T:
-        """``work()`` for the current request: at once when it is light, else admitted to
-        the worker's compute lane and run there (its wait noted for the access log and the
-        metrics; its admission ends when the answer is sent, :data:`RELEASE_KEY`).
+    def compute(self, work: Callable[[], T], *, heavy: bool, environ: dict[str, Any] | None = None) -> T:
+        """``work()`` for the current request (or the request of ``environ``, its WSGI
+        environment): at once when it is light, else admitted to the worker's compute lane
+        and run there (its wait noted for the access log and the metrics; its admission ends
+        when the answer is sent, :data:`RELEASE_KEY`).
 
         :raises service.http.compute.ServerBusyError: not admitted, or it waited too long.
         """
         if not heavy:
             return work()
-        environ = request.environ
-        environ[RELEASE_KEY] = self.lane.admit(request.remote_addr or "-")
+        if environ is None:
+            environ = request.environ
+        environ[RELEASE_KEY] = self.lane.admit(environ.get("REMOTE_ADDR") or "-")
 
         def note(waited: float) -> None:
             environ[WAIT_KEY] = waited

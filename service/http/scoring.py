@@ -10,26 +10,29 @@ Every route here is a path x method of openapi.yaml; a test keeps the two in loc
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
+from typing import Any
 
+import orjson
 from flask import Blueprint, Response
 
 from service import operations
 from service.http import gc_pause
 from service.http.analyses import client_guard
 from service.http.compute import HEAVY_BODY_BYTES
+from service.http.direct import Handler, direct, view_answer
 from service.http.json_body import (
-    accepted_language,
+    body_bytes,
     json_response,
-    json_text_response,
+    language_of,
     parse_json,
     query,
+    query_of,
     read_json,
-    read_json_bytes,
 )
 from service.http.receipts import answer_with_receipt, receipt_operation
-from service.http.runtime import runtime
+from service.http.runtime import Runtime, runtime
 from service.operations import Answer
 from service.receipts import RECEIPT_PARAMETER
 
@@ -38,75 +41,89 @@ __all__ = ["scoring"]
 scoring = Blueprint("scoring", __name__, url_prefix="/v1")
 
 
-def _answer(operation: Callable[..., Answer], *, paused: bool = False) -> Response:
-    """Call ``operation`` with the request's body, query, the profiles, the client's budget
-    guard and the labels' language (unless ``lang=`` says); count its hands. A query naming
-    ``receipt`` goes through :func:`~service.http.receipts.answer_with_receipt`.
+def _handler(operation: Callable[..., Answer], *, paused: bool = False) -> Handler:
+    """The direct handler (:mod:`service.http.direct`) of a scoring route: ``operation``
+    called with the request's body, query, the profiles, the client's budget guard and the
+    labels' language (unless ``lang=`` says); its hands counted. A query naming ``receipt``
+    goes through :func:`~service.http.receipts.answer_with_receipt`.
 
     A large body (:data:`~service.http.compute.HEAVY_BODY_BYTES`) is parsed, checked and
     answered on the worker's compute lane, off the event loop (:meth:`Runtime.compute
     <service.http.runtime.Runtime.compute>`); a small one at once. The work touches no
-    request context (the lane is another thread): what it needs is read here first.
+    request context (the lane is another thread): what it needs is read first.
     ``paused``: the cyclic garbage collector is off while the work runs
     (:mod:`service.http.gc_pause`), only then: never while the request waits for its body
     or for the lane, so paused spans do not pile up (garbage left by requests that waited
     long would outlive them)."""
-    rt = runtime()
-    raw, params = read_json_bytes(), query()
-    call = partial(operation, guard=client_guard(rt), language=accepted_language())
-    asks_receipt = RECEIPT_PARAMETER in params
-    operation_id = receipt_operation(rt) if asks_receipt else None
 
-    def answered() -> tuple[Answer, bytes | None]:
-        body = parse_json(raw)
-        if asks_receipt:
-            return answer_with_receipt(call, body, params, rt, operation_id)
-        return call(body, params, rt.profiles), None
+    def handle(environ: dict[str, Any], rt: Runtime, config: Mapping[str, Any], route: str) -> tuple[bytes, str | None]:
+        raw, params = body_bytes(environ, config), query_of(environ)
+        call = partial(operation, guard=client_guard(rt, environ), language=language_of(environ))
+        asks_receipt = RECEIPT_PARAMETER in params
+        operation_id = receipt_operation(rt, route) if asks_receipt else None
 
-    def work() -> tuple[Answer, bytes | None]:
-        if not paused:
-            return answered()
-        with gc_pause.paused():
-            return answered()
+        def answered() -> tuple[Answer, bytes | None]:
+            body = parse_json(raw)
+            if asks_receipt:
+                return answer_with_receipt(call, body, params, rt, operation_id)
+            return call(body, params, rt.profiles), None
 
-    answer, signed = rt.compute(work, heavy=len(raw) >= HEAVY_BODY_BYTES)
-    rt.observe(answer.profile, answer.categories)
-    if signed is None:
-        return json_response(answer.body, lang=answer.lang)
-    return json_text_response(signed, lang=answer.lang)
+        def work() -> tuple[Answer, bytes | None]:
+            if not paused:
+                return answered()
+            with gc_pause.paused():
+                return answered()
+
+        answer, signed = rt.compute(work, heavy=len(raw) >= HEAVY_BODY_BYTES, environ=environ)
+        rt.observe(answer.profile, answer.categories)
+        return (orjson.dumps(answer.body) if signed is None else signed), answer.lang
+
+    return handle
+
+
+_EVALUATE = _handler(operations.evaluate_hand)
+# ~100,000 short-lived, acyclic objects (the parsed body, the answer): no cyclic collection
+# while they are made; a refused request's problem leaves the pause as an exception (its
+# cycles wait for the next collection). Rankings as a batch: thousands of short-lived objects.
+_EVALUATE_BATCH = _handler(operations.evaluate_hands, paused=True)
+_RANK = _handler(operations.rank_hands, paused=True)
+_SETTLE = _handler(operations.settle_round)
+_SHOWDOWN = _handler(operations.settle_showdown)
 
 
 @scoring.post("/evaluations")
+@direct(_EVALUATE)
 def evaluate_hand() -> Response:
     """Evaluate one hand (openapi: ``evaluateHand``); ``fields`` selects members."""
-    return _answer(operations.evaluate_hand)
+    return view_answer(_EVALUATE)
 
 
 @scoring.post("/evaluations/batch")
+@direct(_EVALUATE_BATCH)
 def evaluate_hands() -> Response:
     """Evaluate up to 10,000 hands (openapi: ``evaluateHands``); ``fields`` selects members."""
-    # ~100,000 short-lived, acyclic objects (the parsed body, the answer): no cyclic
-    # collection while they are made; a refused request's problem leaves the pause as an
-    # exception (its cycles wait for the next collection).
-    return _answer(operations.evaluate_hands, paused=True)
+    return view_answer(_EVALUATE_BATCH)
 
 
 @scoring.post("/rankings")
+@direct(_RANK)
 def rank_hands() -> Response:
     """Rank 2 to 1,000 hands (openapi: ``rankHands``); ``fields`` selects members."""
-    return _answer(operations.rank_hands, paused=True)  # as a batch: thousands of short-lived objects
+    return view_answer(_RANK)
 
 
 @scoring.post("/settlements")
+@direct(_SETTLE)
 def settle_round() -> Response:
     """Settle a round against the dealer (openapi: ``settleRound``)."""
-    return _answer(operations.settle_round)
+    return view_answer(_SETTLE)
 
 
 @scoring.post("/showdowns")
+@direct(_SHOWDOWN)
 def settle_showdown() -> Response:
     """Settle a round without a dealer, every hand against every other (openapi: ``settleShowdown``)."""
-    return _answer(operations.settle_showdown)
+    return view_answer(_SHOWDOWN)
 
 
 @scoring.post("/exposures")

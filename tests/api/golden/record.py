@@ -39,7 +39,8 @@ from service.http.app import create_app
 from service.http.runtime import Runtime
 from tests.api.test_operator_profiles import GOOD_FILE
 
-__all__ = ["CORPUS", "GENERATED_ID", "IGNORED_HEADERS", "app_named", "capture", "load", "replay", "requests"]
+__all__ = ["CORPUS", "GENERATED_ID", "IGNORED_HEADERS", "app_config", "app_named", "capture", "load", "replay", "requests",
+           "send"]
 
 CORPUS = Path(__file__).with_name("corpus.jsonl")
 HERE = Path(__file__).parent
@@ -76,19 +77,13 @@ _APP_CONFIGS: dict[str, dict[str, Any]] = {
 @cache
 def app_named(name: str) -> Flask:
     """The app a corpus entry names (built once per process)."""
-    config: dict[str, Any] = {"TESTING": True, "PROFILES_FILE": None, "CORS_ORIGINS": "", "RECEIPT_KEY_FILE": None,
-                              "RECEIPT_PUBLIC_KEYS": None} | _APP_CONFIGS[name]
-    if config["PROFILES_FILE"] == "operator":
-        path = Path(tempfile.mkdtemp(prefix="golden-")) / "profiles.yaml"
-        path.write_text(OPERATOR_PROFILES)
-        config["PROFILES_FILE"] = str(path)
-    app = create_app(config)
+    app = create_app(app_config(name))
     Runtime.of(app).warm()  # as the gunicorn master does before it forks: readiness 200
     return app
 
 
-def _send(entry: dict[str, Any]) -> TestResponse:
-    client = app_named(entry.get("app", "default")).test_client()
+def _send(entry: dict[str, Any], app: Flask | None = None) -> TestResponse:
+    client = (app or app_named(entry.get("app", "default"))).test_client()
     kwargs: dict[str, Any] = {"headers": entry.get("headers", {})}
     if "json" in entry:
         kwargs["data"] = json.dumps(entry["json"])
@@ -142,6 +137,24 @@ def _canonical_problem(entry: dict[str, Any], body: dict[str, Any], generated: b
 def replay(entry: dict[str, Any]) -> dict[str, Any]:
     """Send ``entry``'s request to its app and capture the response."""
     return capture(entry, _send(entry))
+
+
+def send(entry: dict[str, Any], app: Flask) -> TestResponse:
+    """Send ``entry``'s request to ``app`` (another app than the one it names, built with
+    :func:`app_config`) and return the response as it came."""
+    return _send(entry, app)
+
+
+def app_config(name: str) -> dict[str, Any]:
+    """The configuration of the app named ``name`` (:func:`app_named`), its operator
+    profiles written to a new file."""
+    config: dict[str, Any] = {"TESTING": True, "PROFILES_FILE": None, "CORS_ORIGINS": "", "RECEIPT_KEY_FILE": None,
+                              "RECEIPT_PUBLIC_KEYS": None} | _APP_CONFIGS[name]
+    if config["PROFILES_FILE"] == "operator":
+        path = Path(tempfile.mkdtemp(prefix="golden-")) / "profiles.yaml"
+        path.write_text(OPERATOR_PROFILES)
+        config["PROFILES_FILE"] = str(path)
+    return config
 
 
 def load(path: Path = CORPUS) -> list[dict[str, Any]]:
