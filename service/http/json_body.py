@@ -125,11 +125,14 @@ def query() -> dict[str, list[str]]:
 
 def query_of(environ: dict[str, Any]) -> dict[str, list[str]]:
     """:func:`query` of the request of ``environ``: Werkzeug's reading of it (Flask's
-    ``request.args``), with no request context."""
+    ``request.args``), with no request context; the request object Flask made for
+    ``environ`` (Werkzeug keeps it there) is asked when there is one, so its reading is
+    made once."""
     if not environ.get("QUERY_STRING"):
         return {}  # most requests: no need to parse
-    args = Request(environ, populate_request=False, shallow=True).args
-    return args.to_dict(flat=False)
+    made = environ.get("werkzeug.request")
+    found = made if isinstance(made, Request) else Request(environ, populate_request=False, shallow=True)
+    return found.args.to_dict(flat=False)
 
 
 def json_response(data: Any, status: int = 200, lang: str | None = None) -> Response:

@@ -82,7 +82,9 @@ def app_named(name: str) -> Flask:
     return app
 
 
-def _send(entry: dict[str, Any], app: Flask | None = None) -> TestResponse:
+def send(entry: dict[str, Any], app: Flask | None = None) -> TestResponse:
+    """Send ``entry``'s request to ``app`` (by default the app it names; another one built
+    with :func:`app_config`) and return the response as it came."""
     client = (app or app_named(entry.get("app", "default"))).test_client()
     kwargs: dict[str, Any] = {"headers": entry.get("headers", {})}
     if "json" in entry:
@@ -136,13 +138,7 @@ def _canonical_problem(entry: dict[str, Any], body: dict[str, Any], generated: b
 
 def replay(entry: dict[str, Any]) -> dict[str, Any]:
     """Send ``entry``'s request to its app and capture the response."""
-    return capture(entry, _send(entry))
-
-
-def send(entry: dict[str, Any], app: Flask) -> TestResponse:
-    """Send ``entry``'s request to ``app`` (another app than the one it names, built with
-    :func:`app_config`) and return the response as it came."""
-    return _send(entry, app)
+    return capture(entry, send(entry))
 
 
 def app_config(name: str) -> dict[str, Any]:
