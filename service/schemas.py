@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from itertools import repeat
-from operator import itemgetter
 from typing import Any, overload
 
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
@@ -386,19 +385,26 @@ class RankingRequestSchema(_OnePassSchema):
         decks, entries = plain_decks(data), data.get("hands")
         if decks is None or type(entries) is not list or not 2 <= len(entries) <= MAX_RANKING:
             return None
-        # Checked a whole list at a time (C loops, no call per entry): objects holding a
-        # "hand" and at most an "id", every id given a string of at most MAX_ID_LENGTH.
-        if set(map(type, entries)) != {dict} or not all(map(dict.__contains__, entries, repeat("hand"))):
+        # Checked a whole list at a time (C loops, no Python call per entry): objects holding
+        # a "hand" and at most an "id", every id given a string of at most MAX_ID_LENGTH.
+        try:  # TypeError: an entry is not an object; KeyError: it has no "hand"
+            hands = list(map(dict.__getitem__, entries, repeat("hand")))
+        except (TypeError, KeyError):
             return None
-        given = sum(map(dict.__contains__, entries, repeat("id")))
-        if sum(map(len, entries)) != len(entries) + given:
+        ids: list[Any] = list(map(dict.get, entries, repeat("id")))
+        absent = ids.count(None)
+        # Each entry's "hand", and its "id" only where that is not null: no other member.
+        if sum(map(len, entries)) != 2 * len(entries) - absent:
             return None
-        ids = list(map(dict.get, entries, repeat("id")))
-        if given:
-            named = [i for i in ids if i is not None]
-            if len(named) != given or set(map(type, named)) != {str} or max(map(len, named)) > MAX_ID_LENGTH:
+        if absent < len(ids):
+            named = ids if not absent else [i for i in ids if i is not None]
+            try:
+                "".join(named)  # TypeError: an id is not a string
+            except TypeError:
                 return None
-        codes = plain_hands(list(map(itemgetter("hand"), entries)), decks, shared=False)
+            if max(map(len, named)) > MAX_ID_LENGTH:
+                return None
+        codes = plain_hands(hands, decks, shared=False)
         if codes is None:
             return None
         return {"decks": decks, "rules": None, "hands": Entries(ids, codes)}
