@@ -30,11 +30,12 @@ service.engine.cards.CardError: '1S' is not a card: write a rank (A 2-9 10 T 0 J
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
+from itertools import chain
+from operator import eq
 
 from service.engine.text import echo
 
@@ -327,9 +328,12 @@ def count_excess(hands: Sequence[Sequence[int | None]], decks: int, *,
     [(0, 2, 0), (0, 4, 0), (1, 1, 5)]
     """
     if shared:  # the common case first: no card beyond its copies at all
-        flat = [code for hand in hands for code in hand]
-        if len(set(flat)) == len(flat) or (decks > 1 and flat and max(Counter(flat).values()) <= decks):
-            return []
+        flat = list(chain.from_iterable(hands))
+        if None not in flat:
+            # Sorted, a card held more than ``decks`` times is a run reaching ``decks`` places on.
+            ordered = sorted(flat)  # type: ignore[type-var]  # no None in it
+            if not any(map(eq, ordered, ordered[decks:])):
+                return []
     which: Iterable[int] = range(len(hands))
     if not shared:
         repeating = getattr(hands, "repeating", None)  # engine.batch.Hands: found with numpy

@@ -202,6 +202,24 @@ def test_count_excess_shared_and_per_hand() -> None:
     assert count_excess([[5] * 5], 4, shared=False) == [(0, 4, 5)]
 
 
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.one_of(st.integers(0, 7), st.none()), max_size=6), max_size=8), st.integers(1, 3))
+def test_count_excess_shared_is_a_plain_count(hands: list[list[int | None]], decks: int) -> None:
+    """Every occurrence of a card past its ``decks``-th, in reading order (a few codes, so
+    repeats are common: the sorted-run check that answers "none" must never miss one)."""
+    from service.engine.cards import count_excess
+
+    seen: dict[int, int] = {}
+    expected = []
+    for h, hand in enumerate(hands):
+        for i, code in enumerate(hand):
+            if code is not None:
+                seen[code] = seen.get(code, 0) + 1
+                if seen[code] > decks:
+                    expected.append((h, i, code))
+    assert count_excess(hands, decks) == expected
+
 def test_deck_constants() -> None:
     from service.engine.cards import DECK_SIZE, HAND_SIZE, MAX_DECKS
 
