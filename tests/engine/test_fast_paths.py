@@ -786,3 +786,36 @@ def test_formations_keep_their_positions(profile: str) -> None:
                 assert list(formation.positions) == sorted(formation.positions)
         if fast.ox is not None and fast.power is not None:
             assert sorted(fast.ox.positions + fast.power.positions) == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("caps", ["none", "players", "table"])
+@pytest.mark.parametrize("showdown", [False, True])
+def test_balance_problems_fast_path_equals_the_walk(caps: str, showdown: bool,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Capped tables with every balance given skip the walk over the players: the walk itself
+    (the check switched off) finds the same problems, on tables with and without balances,
+    dealers of each shape and players that are not objects."""
+    from service.engine.rules import Rules, apply_overrides
+    from service.operations import rounds
+
+    rules = apply_overrides(Rules(), {"balance_caps": caps})
+    pairs = apply_overrides(rules, {"showdown": "all_pairs"}) if caps != "none" and showdown else None
+    players: list[Any] = [[{"balance": 5}, {"balance": 0}], [{"balance": 5}, {}], [{"balance": 5}, 7], [], "x"]
+    dealers: list[Any] = [{"balance": 9}, {}, None, 3, "absent"]
+    bodies: list[Any] = [None, [], {"players": 3}]
+    bodies += [{"players": p} | ({} if d == "absent" else {"dealer": d}) for p in players for d in dealers]
+    every = rounds._every_balance
+    taken = []
+
+    def counted(body: Any, *, dealer: bool) -> bool:
+        taken.append(every(body, dealer=dealer))
+        return taken[-1]
+
+    for body in bodies:
+        for r in (rules, pairs) if pairs else (rules,):
+            with monkeypatch.context() as m:
+                m.setattr(rounds, "_every_balance", counted)
+                fast = rounds.balance_problems(body, r, showdown=showdown)
+                m.setattr(rounds, "_every_balance", lambda *_, **__: False)
+                assert rounds.balance_problems(body, r, showdown=showdown) == fast, body
+    assert (sum(taken) >= 2) == (caps != "none")  # the fast path was taken where caps are on
