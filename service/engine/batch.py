@@ -19,6 +19,7 @@ import numpy.typing as npt
 import orjson
 
 from service.engine.cards import CARD_CODES, HAND_SIZE, read_hand
+from service.engine.classes import ByCode, sort_hands
 
 __all__ = ["AT_ONCE_FROM", "Hands", "read_hands"]
 
@@ -181,10 +182,15 @@ class Hands(Sequence[tuple[int, ...]]):
         return repr(self._rows)
 
     @cached_property
-    def sorted(self) -> npt.NDArray[np.uint8]:
-        """Each hand's codes sorted ascending, ``(n, 5)``: sorted once for the repeat check
-        and the class lookup."""
-        return np.sort(self.array, axis=1)
+    def by_code(self) -> ByCode:
+        """Each hand's codes sorted ascending and their input positions, both ``(n, 5)``
+        (:func:`~service.engine.classes.sort_hands`): sorted once for the repeat check, the
+        class lookup and the formations.
+
+        >>> [a.tolist() for a in Hands(bytes([3, 4, 9, 14, 0])).by_code]
+        [[[0, 3, 4, 9, 14]], [[4, 0, 1, 2, 3]]]
+        """
+        return sort_hands(self.array)
 
     def repeating(self, decks: int) -> list[int]:
         """The indexes of the hands holding some card more than ``decks`` times (numpy: in a
@@ -198,7 +204,7 @@ class Hands(Sequence[tuple[int, ...]]):
         """
         if decks >= HAND_SIZE:
             return []
-        ordered = self.sorted
+        ordered = self.by_code[0]
         found: list[int] = np.flatnonzero((ordered[:, decks:] == ordered[:, :-decks]).any(axis=1)).tolist()
         return found
 

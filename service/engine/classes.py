@@ -54,6 +54,7 @@ __all__ = [
     "N_CLASSES",
     "PSEUDO_RANKS",
     "RANK_WEIGHT",
+    "ByCode",
     "IntArray",
     "class_indexes",
     "class_key",
@@ -64,6 +65,7 @@ __all__ = [
     "one_suit_weights",
     "pseudo_available",
     "pseudo_rank",
+    "sort_hands",
     "table_weights",
 ]
 
@@ -75,6 +77,42 @@ _KEYS_PER_SPADE_COUNT = 13**5
 _SUIT_CYCLE = (0, 1, 2, 3)  # D C H S: representative suits for non-ace ranks
 PSEUDO_RANKS = 14
 _MAX_AVAILABLE = 32  # 8 decks x 4 suits
+
+
+#: Hands sorted by code, ``(sorted codes, input positions)`` (:func:`sort_hands`).
+ByCode = tuple[npt.NDArray[np.uint8], npt.NDArray[np.intp]]
+#: A sorting network for five items (nine compare-exchanges, the fewest there are): the
+#: pairs of columns to order, in turn.
+_NETWORK = ((0, 1), (3, 4), (2, 4), (2, 3), (0, 3), (0, 2), (1, 4), (1, 3), (1, 2))
+_POSITION_BITS = 3
+_POSITION_MASK = (1 << _POSITION_BITS) - 1
+
+
+def sort_hands(codes: npt.NDArray[np.integer[Any]]) -> ByCode:
+    """Each hand's codes sorted ascending, and the input position of each sorted card
+    (equal codes keep input order, as a stable sort): the one sort of a batch, for the
+    repeat check, the class lookup and the formations' placement.
+
+    Each card is keyed ``code << 3 | position`` and the five columns go through a sorting
+    network (:data:`_NETWORK`) with numpy's element-wise minimum and maximum: about ten
+    times faster than numpy's stable ``argsort`` along rows of five.
+
+    :param codes: ``(n, 5)`` card codes (0..51; any integer type).
+    :return: ``(sorted codes, positions)``: ``(n, 5)`` ``uint8`` and ``(n, 5)`` ``intp``,
+        with ``sorted[i, k] == codes[i, positions[i, k]]``.
+
+    >>> ordered, positions = sort_hands(np.array([[51, 3, 47, 3, 39]]))
+    >>> ordered.tolist(), positions.tolist()
+    ([[3, 3, 39, 47, 51]], [[1, 3, 4, 2, 0]])
+    """
+    arr = np.asarray(codes)
+    columns = [(arr[:, k].astype(np.uint16) << _POSITION_BITS) | k for k in range(HAND_SIZE)]
+    for i, j in _NETWORK:
+        low = np.minimum(columns[i], columns[j])
+        columns[j] = np.maximum(columns[i], columns[j])
+        columns[i] = low
+    keys = np.stack(columns, axis=1)
+    return (keys >> _POSITION_BITS).astype(np.uint8), (keys & _POSITION_MASK).astype(np.intp)
 
 
 def class_keys(codes: npt.ArrayLike, presorted: bool = False) -> npt.NDArray[np.int32]:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy.typing as npt
 
 from service.engine.cards import Card
+from service.engine.classes import ByCode
 from service.engine.hand import Evaluation
 from service.engine.rules import Rules
 from service.engine.tables import Resolution, Table, resolve, table_for
@@ -38,13 +39,14 @@ def scoring_table(rules: Rules) -> Table:
     return table_for(rules, complete=False)
 
 
-def resolved(hands: Sequence[Sequence[int]], rules: Rules, *, sorted_codes: npt.NDArray[Any] | None = None,
+def resolved(hands: Sequence[Sequence[int]], rules: Rules, *, by_code: ByCode | None = None,
              array: npt.NDArray[Any] | None = None) -> Resolution:
     """The resolver's answer for hands of card codes under ``rules`` (RULES.md 3-5, 7).
 
     :param hands: hands of five valid card codes each (0..51), in input order.
     :param rules: the rules to evaluate under.
-    :param sorted_codes: the hands as an ``(n, 5)`` array sorted per row, if at hand.
+    :param by_code: the hands sorted per row and their input positions
+        (:func:`~service.engine.classes.sort_hands`), if at hand.
     :param array: the hands as an ``(n, 5)`` array in input order, if at hand.
     :return: the :class:`~service.engine.tables.Resolution`.
 
@@ -52,7 +54,7 @@ def resolved(hands: Sequence[Sequence[int]], rules: Rules, *, sorted_codes: npt.
     >>> [r.entry.label for r in resolved([[39, 26, 8, 49, 24]], PROFILES["standard"].rules).results()]
     ['Single-Ox 0']
     """
-    return resolve(hands, scoring_table(rules), sorted_codes=sorted_codes, array=array)
+    return resolve(hands, scoring_table(rules), by_code=by_code, array=array)
 
 
 def evaluate(hand: Sequence[Card], rules: Rules) -> Evaluation:

@@ -46,8 +46,10 @@ from service.engine.classes import (
     FLUSH_CLASSES,
     N_CLASSES,
     RANK_WEIGHT,
+    ByCode,
     class_indexes,
     one_suit,
+    sort_hands,
 )
 from service.engine.hand import Evaluation, Formation, labelled, score_of, strength_sub, strength_token
 from service.engine.reference import SHAPES, Candidate, best_candidates
@@ -506,15 +508,16 @@ class Resolution:
         return found
 
 
-def resolve(hands: Sequence[Sequence[int]], table: Table, *, sorted_codes: npt.NDArray[Any] | None = None,
+def resolve(hands: Sequence[Sequence[int]], table: Table, *, by_code: ByCode | None = None,
             array: npt.NDArray[Any] | None = None) -> Resolution:
     """Resolve hands of card codes against a table: the one place a hand's result is found
     (RULES.md sections 3-5, 7). Missing entries of the table are filled on the way.
 
     :param hands: hands of five valid card codes each, in input order.
     :param table: the table of the rules to evaluate under.
-    :param sorted_codes: the hands' codes as an ``(n, 5)`` array sorted per row, when the
-        caller has it (a batch read in one pass): classes are then found with numpy.
+    :param by_code: the hands' codes sorted per row and their input positions
+        (:func:`~service.engine.classes.sort_hands`), when the caller has them (a batch
+        read in one pass): classes and orders are then found with numpy.
     :param array: the hands' codes as an ``(n, 5)`` array in input order, likewise.
     :return: the resolution.
     :raises KeyError: or ``IndexError``, ``ValueError``: a hand is not five card codes
@@ -526,10 +529,9 @@ def resolve(hands: Sequence[Sequence[int]], table: Table, *, sorted_codes: npt.N
     ('Double-Ox 8', ((0, 1, 3), (0, 2, 1), (2, 4), (0, 1)), False, 2)
     """
     n = len(hands)
-    if n >= _VECTOR_FROM or sorted_codes is not None:
+    if n >= _VECTOR_FROM or by_code is not None:
         codes = np.asarray(hands if array is None else array, dtype=np.uint8).reshape(n, HAND_SIZE)
-        ordered = np.argsort(codes, axis=1, kind="stable")
-        rows = np.take_along_axis(codes, ordered, axis=1) if sorted_codes is None else sorted_codes
+        rows, ordered = sort_hands(codes) if by_code is None else by_code
         found = class_indexes(rows, presorted=True).astype(np.intp)
         if table.suited:
             found += N_CLASSES * one_suit(codes)

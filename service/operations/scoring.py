@@ -335,7 +335,7 @@ def ranking_answer(s: Scoring, fields: tuple[str, ...] | None = None) -> tuple[d
     else:
         ids, hands = [e["id"] for e in entries], [e["hand"] for e in entries]
     if isinstance(hands, Hands):  # classes and orders with numpy
-        resolution = resolved(hands, s.rules, sorted_codes=hands.sorted, array=hands.array)
+        resolution = resolved(hands, s.rules, by_code=hands.by_code, array=hands.array)
         codes: Any = hands.array
     else:
         resolution = resolved(hands, s.rules)
@@ -478,7 +478,7 @@ def evaluate_hands(body: Any, query: Query, profiles: ProfileRegistry, *, guard:
     # entries are filled as the JSON is written, and that is the work the budget pays for.
     with guard(scoring_cost(s.rules, len(hands))):
         if isinstance(hands, Hands):  # read in one pass: classes and orders with numpy
-            resolution = resolved(hands, s.rules, sorted_codes=hands.sorted, array=hands.array)
+            resolution = resolved(hands, s.rules, by_code=hands.by_code, array=hands.array)
         else:
             resolution = resolved(hands, s.rules)
         evaluations = evaluations_json(resolution, fields, s.lang)

@@ -81,8 +81,8 @@ def formatted(hands: list[list[int]], rules: Rules, fields: tuple[str, ...] | No
                orjson.dumps(evaluations_json(resolution, fields))]
     if hands:
         as_batch = read(hands)
-        if hasattr(as_batch, "sorted"):  # read in one pass: numpy's classes and orders
-            outputs.append(orjson.dumps(evaluations_json(resolved(as_batch, rules, sorted_codes=as_batch.sorted,
+        if hasattr(as_batch, "by_code"):  # read in one pass: numpy's classes and orders
+            outputs.append(orjson.dumps(evaluations_json(resolved(as_batch, rules, by_code=as_batch.by_code,
                                                                   array=as_batch.array), fields)))
     return outputs
 
@@ -163,6 +163,26 @@ def test_every_input_order_of_one_hand() -> None:
         [got] = [evaluation_data(r) for r in resolved([hand], rules).rows()]
         assert got == evaluation_dict(evaluate_reference(cards_of(hand), rules))
         assert got["label"] == "Double-Ox 8"
+
+
+def test_sort_hands_is_a_stable_sort_of_each_hand() -> None:
+    """The sorting network against Python's stable sort: every one of the 120 orders of five
+    distinct codes, and random hands with repeats (several decks) and few distinct codes."""
+    from itertools import permutations
+
+    import numpy as np
+
+    from service.engine.classes import sort_hands
+
+    rng = random.Random(11)
+    hands = [list(p) for p in permutations([40, 7, 29, 3, 18])]
+    hands += [[rng.choice(pool) for _ in range(5)] for pool in ([0, 51], [3, 4, 5], list(range(52))) for _ in range(300)]
+    ordered, positions = sort_hands(np.array(hands, dtype=np.uint8))
+    assert ordered.dtype == np.uint8
+    assert positions.shape == (len(hands), 5)
+    for hand, got, at in zip(hands, ordered.tolist(), positions.tolist(), strict=True):
+        assert at == sorted(range(5), key=hand.__getitem__)
+        assert got == sorted(hand)
 
 
 def test_placements_map_sorted_positions_back_to_input() -> None:
