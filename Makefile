@@ -53,6 +53,11 @@ run: install
 # schemathesis gives every operation's test the same node id, which pytest-xdist folds
 # into one: the contract run goes in its own process so that every operation is tested.
 CONTRACT := tests/api/test_contract.py::test_api_honours_the_contract
+# The fault tests that load a real gunicorn to its limits (a 10,000-hand batch loop, pipelined
+# custom rules) and assert that nothing waits past the compute lane's 10 s: in their own
+# process, after the others, so that the other pytest worker (a container build, say) does
+# not take half of a two-CPU machine from the server under test.
+LOADED := tests/live/test_probes.py
 
 ## The docs site (mkdocs.yml): built strictly by both test targets (a broken link or anchor
 ## fails), served by `make docs` on DOCS_ADDR (8002: the service takes 8000, its probes 8001).
@@ -62,7 +67,8 @@ MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs
 ## Lint, type-check and run every test (exhaustive, schemathesis, chart, container and fault tests).
 test: install-dev lint
 	$(MKDOCS) build --strict
-	$(BIN)/python -m pytest -n 2 --dist loadgroup --deselect $(CONTRACT)
+	$(BIN)/python -m pytest -n 2 --dist loadgroup --deselect $(CONTRACT) --ignore $(LOADED)
+	$(BIN)/python -m pytest -n 0 $(LOADED)
 	$(BIN)/python -m pytest -p no:xdist $(CONTRACT)
 
 ## The quick local loop, for a plain machine (Python 3.11, no root, no apt; Node and npm
