@@ -22,6 +22,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from service.engine.classes import sort_hands
 from service.engine.rules import Rules
 
 __all__ = ["RankedHand", "Scored", "compare", "high_card_key", "rank_hands", "ranking_order", "strength_key"]
@@ -151,7 +152,7 @@ def ranking_order(scores: npt.ArrayLike, codes: npt.ArrayLike, by_high_card: npt
     n = len(score)
     columns = [-score]
     if by_high_card is not None and np.any(by_high_card):
-        high = np.sort(np.asarray(codes, dtype=np.int64).reshape(n, 5), axis=1)  # ascending: [:, 4] highest
+        high = sort_hands(np.asarray(codes).reshape(n, 5))[0].astype(np.int64)  # ascending: [:, 4] highest
         high *= np.asarray(by_high_card, dtype=np.int64)[:, None]  # 0 where the high card does not order
         columns += [-high[:, j] for j in range(4, -1, -1)]
     order = np.lexsort((np.arange(n), *reversed(columns)))

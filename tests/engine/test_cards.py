@@ -202,7 +202,6 @@ def test_count_excess_shared_and_per_hand() -> None:
     assert count_excess([[5] * 5], 4, shared=False) == [(0, 4, 5)]
 
 
-
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.lists(st.one_of(st.integers(0, 7), st.none()), max_size=6), max_size=8), st.integers(1, 3))
 def test_count_excess_shared_is_a_plain_count(hands: list[list[int | None]], decks: int) -> None:
@@ -219,6 +218,7 @@ def test_count_excess_shared_is_a_plain_count(hands: list[list[int | None]], dec
                 if seen[code] > decks:
                     expected.append((h, i, code))
     assert count_excess(hands, decks) == expected
+
 
 def test_deck_constants() -> None:
     from service.engine.cards import DECK_SIZE, HAND_SIZE, MAX_DECKS
