@@ -45,7 +45,7 @@ from service.engine.tables import Entry, FormationSlot, Resolution, Table
 from service.engine.text import echo
 
 __all__ = ["EVALUATION_FIELDS", "Row", "evaluation_data", "evaluation_dict", "evaluation_shape", "evaluation_texts",
-           "evaluations_json", "parse_fields", "select"]
+           "evaluations_json", "parse_fields", "ranking_json", "select"]
 
 #: The members of the ``Evaluation`` schema, in the order answers give them; ``fields``
 #: (a sparse fieldset, Zalando guideline 157) names a subset of these.
@@ -292,6 +292,78 @@ def evaluations_json(resolution: Resolution, fields: tuple[str, ...] | None = No
     if parts or not chunks:
         chunks.append(",".join(parts))
     return orjson.Fragment("[" + ",".join(chunks) + "]")
+
+
+
+#: Each ranking entry's text before its id (after the ``},`` that closes the entry before),
+#: by index, and between its id and evaluation, by position (the ``RankedHand`` schema's
+#: order), for ids in quotes (``True``) and ids as JSON text (``False``); grown on demand
+#: by :func:`_ranked_parts`.
+_RANKED_PARTS: dict[bool, tuple[list[str], list[str]]] = {}
+
+
+def _ranked_parts(quoted: bool, n: int) -> tuple[list[str], list[str]]:
+    """:data:`_RANKED_PARTS` for ``n`` hands (made once for 1,024, more than a ranking takes)."""
+    parts = _RANKED_PARTS.get(quoted)
+    if parts is None or len(parts[0]) < n:
+        q = '"' if quoted else ""
+        size = max(n, 1024)
+        parts = _RANKED_PARTS[quoted] = ([f'}},{{"index":{i},"id":{q}' for i in range(size)],
+                                         [f'{q},"position":{p},"evaluation":' for p in range(size + 1)])
+    return parts
+
+
+def ranking_json(resolution: Resolution, ids: Sequence[str | None], order: Sequence[int], positions: Sequence[int],
+                 fields: tuple[str, ...] | None = None, lang: str = "en") -> orjson.Fragment:
+    """A ranking's ``ranking`` array as one JSON text (an ``orjson.Fragment``): for each
+    hand strongest first, ``{"index", "id", "position", "evaluation"}``, the evaluation the
+    formatter's text (:func:`evaluation_texts`: only ``fields`` when given, labels in ``lang``).
+
+    :param ids: each hand's id (``None``: it has none), in input order.
+    :param order: the hands' input indexes, strongest first.
+    :param positions: their competition positions (RULES.md section 5), in the same order.
+
+    Each entry is four pieces (the text before the id, the id, the text up to the
+    evaluation, the evaluation), put in place a whole list at a time and joined once: a
+    dict per entry for orjson to write cost about three times as much. Ids are written by
+    orjson, or, when every hand has one and none needs an escape (no backslash in their
+    JSON text, and no ``null`` in it: an id holding that text is written by orjson too),
+    go between quotes as they are.
+
+    >>> from service.engine.evaluate import resolved
+    >>> from service.engine.rules import Rules
+    >>> r = resolved([[11, 22, 28, 13, 30], [0, 1, 2, 3, 4]], Rules())
+    >>> text = orjson.dumps(ranking_json(r, ["a", None], [1, 0], [1, 2], ("label",))).decode()
+    >>> text[:text.index("},{") + 1]
+    '[{"index":1,"id":null,"position":1,"evaluation":{"label":"Five Small"}}'
+    >>> text[text.index("},{") + 2:]
+    '{"index":0,"id":"a","position":2,"evaluation":{"label":"Double-Ox 8"}}]'
+    >>> [e["id"] for e in orjson.loads(orjson.dumps(ranking_json(r, ['"b"', "c"], [1, 0], [1, 1], ("nenku",))))]
+    ['c', '"b"']
+    >>> ranking_json(r, ["z"], [0], [1], ("nenku",))
+    Traceback (most recent call last):
+        ...
+    ValueError: 2 hands, 1 ids, 1 in order and 1 positions
+    """
+    texts = evaluation_texts(resolution, fields, lang)
+    n = len(texts)
+    if not len(ids) == len(order) == len(positions) == n:
+        raise ValueError(f"{n} hands, {len(ids)} ids, {len(order)} in order and {len(positions)} positions")
+    if not n:
+        return orjson.Fragment("[]")
+    dumped = orjson.dumps(ids)
+    quoted = b"\\" not in dumped and b"null" not in dumped  # no escape, no None (or an id holding "null")
+    named = ids if quoted else [orjson.dumps(i).decode() for i in ids]
+    heads, places = _ranked_parts(quoted, n)
+    pick = itemgetter(*order) if n > 1 else lambda seq: (seq[order[0]],)
+    parts: list[str] = [""] * (4 * n)
+    parts[0::4] = pick(heads)
+    parts[1::4] = pick(named)
+    parts[2::4] = itemgetter(*positions)(places) if n > 1 else [places[positions[0]]]
+    parts[3::4] = pick(texts)
+    parts[0] = "[" + parts[0][2:]  # no entry before the first
+    parts.append("}]")
+    return orjson.Fragment("".join(parts))
 
 
 #: Per table and class-only fieldset, each class's text (kept only while the engine keeps the table).

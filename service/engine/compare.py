@@ -133,6 +133,10 @@ def rank_hands(evaluations: Sequence[Scored], rules: Rules) -> list[RankedHand]:
     return out
 
 
+#: The range of 16-bit keys (stable sorts of them are radix sorts).
+_INT16 = np.iinfo(np.int16)
+
+
 def ranking_order(scores: npt.ArrayLike, codes: npt.ArrayLike, by_high_card: npt.ArrayLike | None = None
                   ) -> tuple[list[int], list[int]]:
     """:func:`rank_hands` for many hands at once, with numpy: the hands' indexes strongest
@@ -150,14 +154,20 @@ def ranking_order(scores: npt.ArrayLike, codes: npt.ArrayLike, by_high_card: npt
     """
     score = np.asarray(scores, dtype=np.int64)
     n = len(score)
-    columns = [-score]
+    starts = np.ones(n, dtype=np.bool_)
     if by_high_card is not None and np.any(by_high_card):
         high = sort_hands(np.asarray(codes).reshape(n, 5))[0].astype(np.int64)  # ascending: [:, 4] highest
         high *= np.asarray(by_high_card, dtype=np.int64)[:, None]  # 0 where the high card does not order
-        columns += [-high[:, j] for j in range(4, -1, -1)]
-    order = np.lexsort((np.arange(n), *reversed(columns)))
-    keys = np.stack(columns, axis=1)[order]
-    starts = np.ones(n, dtype=np.bool_)
-    starts[1:] = (keys[1:] != keys[:-1]).any(axis=1)
+        columns = [-score, *(-high[:, j] for j in range(4, -1, -1))]
+        order = np.lexsort((np.arange(n), *reversed(columns)))
+        keys = np.stack(columns, axis=1)[order]
+        starts[1:] = (keys[1:] != keys[:-1]).any(axis=1)
+    else:  # one key: a stable sort keeps equal hands in input order (radix on 16 bits, timsort beyond)
+        key = -score
+        if n and _INT16.min <= int(key.min()) and int(key.max()) <= _INT16.max:
+            key = key.astype(np.int16)
+        order = np.argsort(key, kind="stable")
+        ordered = key[order]
+        starts[1:] = ordered[1:] != ordered[:-1]
     positions: Any = np.maximum.accumulate(np.where(starts, np.arange(1, n + 1), 0))
     return order.tolist(), positions.tolist()

@@ -58,7 +58,7 @@ from service.schemas import (
     SettlementRequestSchema,
     ShowdownRequestSchema,
 )
-from service.serialize import evaluation_data, evaluation_texts, evaluations_json, parse_fields
+from service.serialize import evaluation_data, evaluation_texts, evaluations_json, parse_fields, ranking_json
 
 __all__ = [
     "Answer",
@@ -341,11 +341,8 @@ def ranking_answer(s: Scoring, fields: tuple[str, ...] | None = None) -> tuple[d
         resolution = resolved(hands, s.rules)
         codes = hands
     order, positions = ranking_order(resolution.scores(), codes, resolution.by_high_card())
-    texts = evaluation_texts(resolution, fields, s.lang)
-    fragment = orjson.Fragment
-    ranking = [{"index": i, "id": ids[i], "position": p, "evaluation": fragment(texts[i])}
-               for i, p in zip(order, positions, strict=True)]
-    return s.context | {"ranking": ranking}, resolution.categories()
+    return s.context | {"ranking": ranking_json(resolution, ids, order, positions, fields, s.lang)}, (
+        resolution.categories())
 
 
 def settle_request(s: Scoring) -> tuple[Settlement, TableExposure, list[str], dict[str, int]]:

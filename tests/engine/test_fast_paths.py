@@ -607,8 +607,19 @@ def test_settlement_answer_is_the_schema_dump(profile: str) -> None:
         assert orjson.dumps(answer) == orjson.dumps(dumped)  # same data, same order
 
 
+#: Ids of ranked hands: some absent, all plain, one needing escapes in each style (written as
+#: JSON text), one that holds the text ``null`` (no escape, but written as JSON text too).
+RANKING_IDS: dict[str, Callable[[int], str | None]] = {
+    "some absent": lambda i: f"h{i}" if i % 5 else None,
+    "all plain": lambda i: f"h{i} ♦/'<>&\u2028" if i % 2 else str(i),
+    "escapes": lambda i: ['q"', "b\\s", "nl\n", "tab\t", "nul\x00", "del\x7f", "é"][i % 7] + str(i),
+    "null text": lambda i: "null" if i == 7 else f",null{i}",
+}
+
+
 @pytest.mark.parametrize("profile", PROFILE_NAMES)
-def test_ranking_answer_is_the_schema_dump(profile: str) -> None:
+@pytest.mark.parametrize("ids", list(RANKING_IDS))
+def test_ranking_answer_is_the_schema_dump(profile: str, ids: str) -> None:
     from service.engine.compare import rank_hands
     from service.operations.scoring import load_body, ranking_answer
     from service.profiles import ProfileRegistry
@@ -616,8 +627,8 @@ def test_ranking_answer_is_the_schema_dump(profile: str) -> None:
     from service.schemas import RankingRequestSchema
 
     codes = random_hands(300, 2, seed=hash(("rank", profile)) % 1000)
-    entries: list[dict[str, Any]] = [({"id": f"h{i}"} if i % 5 else {}) | {"hand": [CARDS[c].text for c in h]}
-                                     for i, h in enumerate(codes)]
+    entries: list[dict[str, Any]] = [({} if (name := RANKING_IDS[ids](i)) is None else {"id": name})
+                                     | {"hand": [CARDS[c].text for c in h]} for i, h in enumerate(codes)]
     body = {"decks": 2, "hands": entries}
     errors: list[Any] = []
     s = load_body(RankingRequestSchema(), body, profile, ProfileRegistry(), errors)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from service.engine.bets import BET_NAMES as BETS
 from service.engine.cards import CARDS, Card
-from service.engine.compare import compare, rank_hands, strength_key
+from service.engine.compare import compare, rank_hands, ranking_order, strength_key
 from service.engine.evaluate import evaluate, resolved
 from service.engine.exposure import table_exposure
 from service.engine.knobs import Knob
@@ -143,6 +143,17 @@ def test_ranking_agrees_with_score(many: list[tuple[Card, ...]], profile: str) -
         first_equal = next(i for i, k in enumerate(keys) if k == keys[n])
         assert r.position == first_equal + 1
 
+
+
+@settings(max_examples=200, deadline=None)
+@given(scores=st.one_of(st.lists(st.integers(0, 1_600), min_size=1, max_size=60),  # 16-bit keys: radix sort
+                        st.lists(st.integers(-2**40, 2**40), min_size=1, max_size=60)))
+def test_ranking_order_is_a_stable_competition_ranking(scores: list[int]) -> None:
+    """The numpy ranking without high cards: strongest first, equal scores in input order,
+    each position one more than the number of hands strictly stronger (RULES.md section 5)."""
+    order, positions = ranking_order(scores, [[0, 1, 2, 3, 4]] * len(scores))
+    assert order == sorted(range(len(scores)), key=lambda i: -scores[i])  # sorted() is stable
+    assert positions == [1 + sum(s > scores[i] for s in scores) for i in order]
 
 # ---------------------------------------------------------------------------------------
 # Random rule sets drawn from the declared knobs (issue 23): the tables (filled class by
