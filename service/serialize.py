@@ -32,7 +32,7 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from operator import itemgetter
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -294,6 +294,7 @@ def evaluations_json(resolution: Resolution, fields: tuple[str, ...] | None = No
     return orjson.Fragment("[" + ",".join(chunks) + "]")
 
 
+T = TypeVar("T")
 
 #: Each ranking entry's text before its id (after the ``},`` that closes the entry before),
 #: by index, and between its id and evaluation, by position (the ``RankedHand`` schema's
@@ -311,6 +312,11 @@ def _ranked_parts(quoted: bool, n: int) -> tuple[list[str], list[str]]:
         parts = _RANKED_PARTS[quoted] = ([f'}},{{"index":{i},"id":{q}' for i in range(size)],
                                          [f'{q},"position":{p},"evaluation":' for p in range(size + 1)])
     return parts
+
+
+def _take(items: Sequence[T], at: Sequence[int]) -> Sequence[T]:
+    """``items`` at the indexes ``at``, in that order (one C call: ``itemgetter``)."""
+    return itemgetter(*at)(items) if len(at) > 1 else [items[i] for i in at]
 
 
 def ranking_json(resolution: Resolution, ids: Sequence[str | None], order: Sequence[int], positions: Sequence[int],
@@ -355,12 +361,11 @@ def ranking_json(resolution: Resolution, ids: Sequence[str | None], order: Seque
     quoted = b"\\" not in dumped and b"null" not in dumped  # no escape, no None (or an id holding "null")
     named = ids if quoted else [orjson.dumps(i).decode() for i in ids]
     heads, places = _ranked_parts(quoted, n)
-    pick = itemgetter(*order) if n > 1 else lambda seq: (seq[order[0]],)
-    parts: list[str] = [""] * (4 * n)
-    parts[0::4] = pick(heads)
-    parts[1::4] = pick(named)
-    parts[2::4] = itemgetter(*positions)(places) if n > 1 else [places[positions[0]]]
-    parts[3::4] = pick(texts)
+    parts: list[Any] = [""] * (4 * n)  # texts, and ids (str: none is None when they go in as they are)
+    parts[0::4] = _take(heads, order)
+    parts[1::4] = _take(named, order)
+    parts[2::4] = _take(places, positions)
+    parts[3::4] = _take(texts, order)
     parts[0] = "[" + parts[0][2:]  # no entry before the first
     parts.append("}]")
     return orjson.Fragment("".join(parts))

@@ -341,8 +341,8 @@ def ranking_answer(s: Scoring, fields: tuple[str, ...] | None = None) -> tuple[d
         resolution = resolved(hands, s.rules)
         codes = hands
     order, positions = ranking_order(resolution.scores(), codes, resolution.by_high_card())
-    return s.context | {"ranking": ranking_json(resolution, ids, order, positions, fields, s.lang)}, (
-        resolution.categories())
+    ranking = ranking_json(resolution, ids, order, positions, fields, s.lang)
+    return s.context | {"ranking": ranking}, resolution.categories()
 
 
 def settle_request(s: Scoring) -> tuple[Settlement, TableExposure, list[str], dict[str, int]]:

@@ -144,7 +144,6 @@ def test_ranking_agrees_with_score(many: list[tuple[Card, ...]], profile: str) -
         assert r.position == first_equal + 1
 
 
-
 @settings(max_examples=200, deadline=None)
 @given(scores=st.one_of(st.lists(st.integers(0, 1_600), min_size=1, max_size=60),  # 16-bit keys: radix sort
                         st.lists(st.integers(-2**40, 2**40), min_size=1, max_size=60)))
@@ -154,6 +153,7 @@ def test_ranking_order_is_a_stable_competition_ranking(scores: list[int]) -> Non
     order, positions = ranking_order(scores, [[0, 1, 2, 3, 4]] * len(scores))
     assert order == sorted(range(len(scores)), key=lambda i: -scores[i])  # sorted() is stable
     assert positions == [1 + sum(s > scores[i] for s in scores) for i in order]
+
 
 # ---------------------------------------------------------------------------------------
 # Random rule sets drawn from the declared knobs (issue 23): the tables (filled class by
