@@ -35,11 +35,17 @@ pipelined request from its buffer without waiting, so a client that sends reques
 back would keep the worker's event loop to itself (no heartbeat: the master kills the
 worker). Before each request the worker looks at the loop's poll count (libev's
 ``iteration``): when the loop has not polled for :data:`TURN` seconds, the request first
-yields (``gevent.sleep(0)``; gevent's callback runner lets the loop poll after at most 50
-such yields or its switch interval, so new connections, probes, the heartbeat and other
-connections' requests are served). It does not yield before every request: that made
-ordinary keep-alive traffic cost ~25-40 µs more CPU a request (measured with wrk), and most
-requests follow a wait for the client anyway, which polls.
+waits for the loop's next poll (a timer of :data:`_NEXT_POLL`), so new connections,
+probes, the heartbeat and other connections' requests are served in between. The same
+holds between the requests of different connections: under many connections of long
+small-body requests (an 83-player all-pairs showdown takes ~8 ms on the loop) the loop
+polls about once per request, not once per round of them. A ``gevent.sleep(0)`` would not
+do: it resumes from the callbacks the loop runs before it polls, and gevent looks at the
+clock only every 50 callbacks, so a round of 16 such requests ran before each poll, and a
+connection arriving behind 16 others waited 1.8-2.4 s to be accepted (0.3-0.4 s with the
+timer, same throughput). It does not wait before every request: that made ordinary
+keep-alive traffic cost ~25-40 µs more CPU a request (measured with wrk), and most requests
+follow a wait for the client anyway, which polls.
 
 **A heartbeat that means progress.** A request that has computed on the worker's compute
 lane (:mod:`service.http.compute`) for longer than ``GNAU_TIMEOUT`` stops the heartbeat, so
@@ -100,9 +106,12 @@ HEAD_READ_PACE = 0.01
 #: came; an ordinary head split over segments, or cut at the end of a read, needs one or
 #: two more).
 HEAD_FREE_READS = 3
-#: Seconds the loop may go without polling before requests yield to it (a probe or another
-#: connection then waits at most about this long, plus 50 short requests).
+#: Seconds the loop may go without polling before a request waits for its next poll (a
+#: probe or another connection then waits about this long plus one request per poll).
 TURN = 0.005
+#: How a request waits for the loop's next poll: a timer this short (timers fire only after
+#: the loop has polled; see the module docstring for why not ``gevent.sleep(0)``).
+_NEXT_POLL = 1e-6
 
 #: The most workers one master runs with balanced accepting (GNAU_WORKERS is at most 64).
 MAX_SLOTS = 64
@@ -335,8 +344,8 @@ class Worker(GeventWorker):  # type: ignore[misc]
                 del by_address[host]
 
     def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
-        """Yield to the event loop first when it has not polled for :data:`TURN` seconds
-        (pipelined requests take turns with everything else), then serve the request; an
+        """Wait for the event loop's next poll first when it has not polled for :data:`TURN`
+        seconds (requests take turns with everything else), then serve the request; an
         answer not taken within the send deadline closes the connection, with one line in
         the log."""
         loop = self._loop
@@ -346,7 +355,7 @@ class Worker(GeventWorker):  # type: ignore[misc]
         if polls != self._polls:
             self._polls, self._polled = polls, time.monotonic()
         elif time.monotonic() - self._polled >= TURN:
-            gevent.sleep(0)
+            gevent.sleep(_NEXT_POLL)
         try:
             return super().handle_request(listener_name, req, sock, addr)
         except TimeoutError:

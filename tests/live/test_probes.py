@@ -35,7 +35,7 @@ import pytest
 
 from bench.harness import Server, launch, pss_mib
 from service.engine.rules import PROFILES
-from tests.live.helpers import TONKU, metric, random_hands, wait_until
+from tests.live.helpers import DECK, TONKU, metric, random_hands, wait_until
 from tests.live.kubelet import Kubelet, Watch, chart_memory_limit_mib, chart_probe
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("server"), pytest.mark.timeout(300)]
@@ -193,6 +193,52 @@ def test_cpu_heavy_batches_do_not_starve_the_probes(tmp_path: Path) -> None:
     assert metric(values, "gnau_http_request_wait_seconds_count", route=BATCH_PATH, method="POST") == len(waits)
     print(f"plain {dict(plain)}, custom {dict(custom)}, API /healthz slowest "
           f"{max(s for _, s in control) * 1000:.0f} ms, batch wait p50 {sorted(waits)[len(waits) // 2]:.0f} ms")
+
+
+def _largest_tables(seed: int) -> dict[str, bytes]:
+    """The largest table of each round form (8 decks): an 83-player showdown settling
+    every pair (3,403 pairs, bet multiples up to 100), a dealer and 82 players, a deal of
+    83 hands. Each body is under the compute lane's 16 KiB, so it runs on the event loop."""
+    rng = random.Random(seed)
+    cards = rng.sample(DECK * 8, 5 * 83)  # dealt from 8 decks: no card more than 8 times in all
+    hands = [cards[5 * i:5 * i + 5] for i in range(83)]
+    showdown = {"base": 100, "decks": 8, "rules": {"showdown": "all_pairs"},
+                "players": [{"id": f"p{i}", "hand": h, "bet_multiple": 1 + i % 100} for i, h in enumerate(hands)]}
+    settlement = {"decks": 8, "dealer": {"hand": hands[0]},
+                  "players": [{"id": f"p{i}", "hand": h, "stake": 100} for i, h in enumerate(hands[1:], 1)]}
+    deal = {"server_seed": "5eed" * 16, "client_seed": "probe-test", "nonce": seed, "decks": 8, "hands": 83}
+    bodies = {"/v1/showdowns": showdown, "/v1/settlements": settlement, "/v1/deals": deal}
+    return {path: json.dumps(body).encode() for path, body in bodies.items()}
+
+
+def test_looping_the_largest_rounds_and_deals_does_not_starve_the_probes(tmp_path: Path) -> None:
+    """The round forms and deals (small bodies, served on the event loop, not the compute
+    lane) at their largest: 8 connections looping 83-player all-pairs showdowns, 4 looping
+    82-player settlements and 4 looping 83-hand deals, each kind from its own address.
+    Every answer is 200 and the probes and the API port's /healthz answer within their
+    timeouts."""
+    server = start(tmp_path)
+    until = time.monotonic() + 20
+    tables = _largest_tables(seed=26)
+    for path, body in tables.items():  # each body is valid, and small enough for the event loop
+        assert server.post(path, body).status == 200, path
+        assert len(body) < 16 * 1024, (path, len(body))
+    counts: dict[str, Counter[int]] = {path: Counter() for path in tables}
+
+    def client(path: str, source: str) -> Callable[[], None]:
+        return lambda: looping(server, source, path, lambda i: tables[path], until, counts[path])
+
+    with observed(server):
+        clients = threads(*[client("/v1/showdowns", "127.0.0.2")] * 8, *[client("/v1/settlements", "127.0.0.3")] * 4,
+                          *[client("/v1/deals", "127.0.0.4")] * 4)
+        control = control_probes(server, until)
+        join(clients)
+    assert all(status == 200 for status, _ in control), control
+    for path, statuses in counts.items():
+        assert set(statuses) == {200}, (path, statuses)
+        assert sum(statuses.values()) > 20, (path, statuses)
+    print({path: sum(s.values()) for path, s in counts.items()},
+          f"API /healthz slowest {max(s for _, s in control) * 1000:.0f} ms")
 
 
 # -------------------------------------------------------------- 2. pipelined requests
