@@ -38,12 +38,11 @@ worker). Before each request the worker looks at the loop's poll count (libev's
 waits for the loop's next poll (a timer of :data:`_NEXT_POLL`), so new connections,
 probes, the heartbeat and other connections' requests are served in between. The same
 holds between the requests of different connections: under many connections of long
-small-body requests (an 83-player all-pairs showdown takes ~8 ms on the loop) the loop
-polls about once per request, not once per round of them. A ``gevent.sleep(0)`` would not
-do: it resumes from the callbacks the loop runs before it polls, and gevent looks at the
-clock only every 50 callbacks, so a round of 16 such requests ran before each poll, and a
-connection arriving behind 16 others waited 1.8-2.4 s to be accepted (0.3-0.4 s with the
-timer, same throughput). It does not wait before every request: that made ordinary
+small-body requests the loop polls about once per request, not once per round of them. A
+``gevent.sleep(0)`` would not do: it resumes from the callbacks the loop runs before it
+polls, and gevent looks at the clock only every 50 callbacks, so a round of 16 such
+requests ran before each poll (16 connections of 8 ms requests: a connection arriving with
+them waited 1.8-2.4 s to be accepted; 0.3-0.4 s with the timer, same throughput). It does not wait before every request: that made ordinary
 keep-alive traffic cost ~25-40 µs more CPU a request (measured with wrk), and most requests
 follow a wait for the client anyway, which polls.
 

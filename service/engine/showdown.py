@@ -147,16 +147,41 @@ def _winner_takes_all(hands: Sequence[Scored], bets: Sequence[int], base: int, r
             for loser in range(len(hands)) if loser not in winners for winner in strongest}
 
 
-def _all_pairs(hands: Sequence[Scored], bets: Sequence[int], base: int, rules: Rules) -> Payments:
-    """Every pair settles: the weaker pays the stronger; equal hands push."""
-    payments: Payments = {}
-    for i in range(len(hands)):
-        for j in range(i + 1, len(hands)):
-            order = versus(hands[i], hands[j], rules)
-            if order:
-                loser, winner = (j, i) if order > 0 else (i, j)
-                payments[loser, winner] = _amount(hands, bets, base, rules, loser, winner)
-    return payments
+def _all_pairs_gross(hands: Sequence[Scored], bets: Sequence[int], base: int, rules: Rules,
+                     positions: Sequence[int]) -> list[int]:
+    """Each player's gross when every pair settles: the weaker pays the stronger
+    :func:`_amount`, equal hands push. :func:`versus` is a weak order, so the competition
+    positions decide every pair, and a player's gross is what every weaker hand pays it less
+    what it pays every stronger one: ``base × (payout × w × B − m × P)``, with ``m`` its bet
+    multiple, ``w`` its multiple under ``loser_x_winner`` (else 1), ``B`` the weaker hands'
+    multiples summed and ``P`` the stronger hands' ``payout × w`` summed (one pass over the
+    positions, not one per pair; exact integers, there is no division).
+
+    >>> from service.engine.cards import parse_hand
+    >>> from service.engine.evaluate import evaluate
+    >>> from service.engine.rules import PROFILES
+    >>> nn = PROFILES["niu-niu"].rules
+    >>> hands = [evaluate(parse_hand(h.split()), nn) for h in ("JS 9H AD 5C 5D", "7S 3H JH 8C 10C")]
+    >>> hands[0].label, hands[0].payout
+    ('Single-Ox 0', 3)
+    >>> _all_pairs_gross(hands, [2, 1], 10, nn, [1, 2])      # 10 x 1 x 3: the weaker pays the stronger
+    [30, -30]
+    """
+    by_stake = rules.showdown_stake == "loser_x_winner"
+    last = max(positions)
+    multiples = [0] * (last + 2)  # by position: the bet multiples there, summed
+    owed = [0] * (last + 2)  # by position: what each unit a weaker hand pays them comes to
+    for i, position in enumerate(positions):
+        multiples[position] += bets[i]
+        owed[position] += hands[i].payout * (bets[i] if by_stake else 1)
+    weaker = [0] * (last + 2)  # the multiples of every position after this one
+    for position in range(last, 0, -1):
+        weaker[position - 1] = weaker[position] + multiples[position]
+    stronger = [0] * (last + 2)  # the owed of every position before this one
+    for position in range(2, last + 1):
+        stronger[position] = stronger[position - 1] + owed[position - 1]
+    return [base * (hands[i].payout * (bets[i] if by_stake else 1) * weaker[p] - bets[i] * stronger[p])
+            for i, p in enumerate(positions)]
 
 
 def _capped(payments: Payments, balances: Sequence[int], strongest: Sequence[int]) -> tuple[Payments, set[int],
@@ -217,16 +242,16 @@ def showdown(hands: Sequence[Scored], bet_multiples: Sequence[int], base: int, r
         raise ValueError("balance caps apply to winner_takes_all showdowns only")
     order, positions = showdown_order(hands, rules)
     strongest = tuple(sorted(i for i in range(n) if positions[i] == 1))
-    if rules.showdown == "all_pairs":
-        payments = _all_pairs(hands, bet_multiples, base, rules)
-    else:
-        payments = _winner_takes_all(hands, bet_multiples, base, rules, strongest)
-    uncapped = _gross(payments, n)
     by_loser: set[int] = set()
     by_winner: set[int] = set()
-    if balances is not None:
-        payments, by_loser, by_winner = _capped(payments, balances, strongest)
-    gross = _gross(payments, n)
+    if rules.showdown == "all_pairs":  # never under caps (refused above)
+        gross = uncapped = _all_pairs_gross(hands, bet_multiples, base, rules, positions)
+    else:
+        payments = _winner_takes_all(hands, bet_multiples, base, rules, strongest)
+        gross = uncapped = _gross(payments, n)
+        if balances is not None:
+            payments, by_loser, by_winner = _capped(payments, balances, strongest)
+            gross = _gross(payments, n)
     players = []
     for i in range(n):
         cap = (None if gross[i] == uncapped[i] else WINNER_BALANCE if i in by_winner
