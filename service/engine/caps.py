@@ -19,9 +19,10 @@ The second bid-for-banker example of RULES.md section 8 (``table`` caps, dealer 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
-__all__ = ["DEALER_BALANCE", "LOSER_BALANCE", "MAX_BALANCE", "PLAYER_BALANCE", "WINNER_BALANCE", "Capped",
-           "cap_round", "scale_to"]
+__all__ = ["DEALER_BALANCE", "LOSER_BALANCE", "MAX_BALANCE", "PLAYER_BALANCE", "SHORTFALLS", "WINNER_BALANCE",
+           "Capped", "Shortfall", "cap_round", "cover_shortfall", "scale_to"]
 
 #: The largest balance, in the stakes' minor unit (RULES.md 6.5).
 MAX_BALANCE = 10**15
@@ -35,6 +36,13 @@ PLAYER_BALANCE = "player_balance"
 WINNER_BALANCE = "winner_balance"
 LOSER_BALANCE = "loser_balance"
 
+
+#: Who absorbs a dealer's shortfall under ``table`` caps (the ``dealer_shortfall`` knob,
+#: RULES.md 6.5): every player's result scaled (``scale_all``), or the losers pay in full and
+#: only the winners share what the dealer can pay (``winners_share``; mirrored when the dealer
+#: would win more than its balance).
+Shortfall = Literal["scale_all", "winners_share"]
+SHORTFALLS: tuple[Shortfall, ...] = ("scale_all", "winners_share")
 
 #: One player's gross after caps: ``(gross, uncapped, cap)``: the capped gross (signed from
 #: the player's side), the gross before caps (section 6's result), and ``None`` when the two
@@ -76,31 +84,78 @@ def scale_to(values: Sequence[int], target: int) -> list[int]:
     return floors
 
 
-def cap_round(gross: Sequence[int], balances: Sequence[int], dealer_balance: int | None) -> list[Capped]:
+def cover_shortfall(capped: Sequence[int], dealer_balance: int, shortfall: Shortfall = "scale_all") -> list[int]:
+    """Step 2 of RULES.md 6.5 under ``dealer_shortfall``: the players' results after step 1
+    bounded so that the dealer pays or collects at most ``dealer_balance`` in all.
+
+    - ``scale_all``: when ``|S| > B`` (``S = Σ c_i``), every ``c_i`` is scaled to add up to
+      exactly ``sign(S) × B`` (:func:`scale_to`).
+    - ``winners_share``: when ``S > B``, every player with ``c_i < 0`` pays in full and the
+      pool ``P = B + Σ |c_i|`` over them is shared among the players with ``c_i > 0`` in
+      proportion to ``c_i``; when ``S < −B``, every ``c_i > 0`` is paid in full and ``P = B +
+      Σ c_i`` over them is collected from the players with ``c_i < 0``. The scaled side is
+      rounded as in :func:`scale_to` so that it adds up to exactly ``P`` (resp. ``−P``).
+
+    :param capped: each player's result after step 1, signed from the player's side.
+    :param dealer_balance: the dealer's balance ``B`` (0 to :data:`MAX_BALANCE`).
+    :param shortfall: the knob's value.
+    :return: one integer per player, in order; the list unchanged when ``|S| ≤ B``. The
+        dealer's result is minus their sum, at most ``B`` in absolute value, and every value
+        lies between 0 and its ``c_i``.
+
+    RULES.md section 8.1's shortfall tables (``niu-niu``, ``table`` caps):
+
+    >>> cover_shortfall([500, -1200, 0, 2400], 1000, "winners_share")
+    [379, -1200, 0, 1821]
+    >>> cover_shortfall([1500, -1800, -2700, -2000], 3001, "winners_share")
+    [1500, -1246, -1870, -1385]
+    >>> cover_shortfall([900, -600, 300], 0, "winners_share"), cover_shortfall([900, -600, 300], 0)
+    ([450, -600, 150], [0, 0, 0])
+    >>> cover_shortfall([500, 1000], 1000, "winners_share") == cover_shortfall([500, 1000], 1000) == [333, 667]
+    True
+    """
+    total = sum(capped)
+    if -dealer_balance <= total <= dealer_balance:
+        return list(capped)
+    if shortfall == "scale_all":
+        return scale_to(capped, dealer_balance if total > 0 else -dealer_balance)
+    # winners_share: the side the dealer is short to shares the balance and the other side's results
+    sign = 1 if total > 0 else -1
+    pool = dealer_balance - sum(c for c in capped if c * sign < 0) * sign  # B + what the full side brings
+    shared = [i for i, c in enumerate(capped) if c * sign > 0]
+    scaled = scale_to([capped[i] for i in shared], sign * pool)
+    out = list(capped)
+    for i, x in zip(shared, scaled, strict=True):
+        out[i] = x
+    return out
+
+
+def cap_round(gross: Sequence[int], balances: Sequence[int], dealer_balance: int | None,
+              shortfall: Shortfall = "scale_all") -> list[Capped]:
     """The players' gross results against the dealer after caps (RULES.md 6.5).
 
     1. each ``c_i = sign(g_i) × min(|g_i|, balance_i)``;
-    2. with a dealer balance ``B`` (``table`` caps): if ``|Σ c_i| > B`` the ``c_i`` are
-       scaled to add up to exactly ``sign(Σ c_i) × B`` (:func:`scale_to`);
+    2. with a dealer balance ``B`` (``table`` caps): if ``|Σ c_i| > B`` the results are
+       bounded by :func:`cover_shortfall` under ``shortfall`` (the ``dealer_shortfall`` knob);
     3. ``cap`` is ``None`` when the result equals ``g_i``, else ``dealer_balance`` when step
        2 changed the value and ``player_balance`` when only step 1 did.
 
     :param gross: each player's gross before caps, signed from the player's side.
     :param balances: each player's balance (0 to :data:`MAX_BALANCE`), same order.
     :param dealer_balance: the dealer's balance under ``table`` caps; ``None`` under ``players``.
+    :param shortfall: who absorbs the dealer's shortfall (:data:`Shortfall`).
     :return: one :data:`Capped` ``(gross, uncapped, cap)`` per player, in order: every
         ``|gross|`` within its balance, and within ``dealer_balance`` summed.
     :raises ValueError: ``balances`` of another length.
 
     >>> cap_round([1500, -1800, -2700, -3600], [10_000, 10_000, 10_000, 2000], 3001)[3]
     (-1200, -3600, 'dealer_balance')
+    >>> [cap for _, _, cap in cap_round([500, -1200, 0, 2400], [10_000] * 4, 1000, "winners_share")]
+    ['dealer_balance', None, None, 'dealer_balance']
     """
     if len(balances) != len(gross):
         raise ValueError("give one balance per player")
     capped = [g if -b <= g <= b else (b if g > 0 else -b) for g, b in zip(gross, balances, strict=True)]
-    scaled = capped
-    total = sum(capped)
-    if dealer_balance is not None and (total > dealer_balance or -total > dealer_balance):
-        scaled = scale_to(capped, dealer_balance if total > 0 else -dealer_balance)
+    scaled = capped if dealer_balance is None else cover_shortfall(capped, dealer_balance, shortfall)
     return [(x, g, None if x == g else DEALER_BALANCE if x != c else PLAYER_BALANCE)
             for g, c, x in zip(gross, capped, scaled, strict=True)]

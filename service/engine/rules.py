@@ -29,6 +29,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from service.engine.bets import TIE_COSTS, TieCost
+from service.engine.caps import Shortfall
 from service.engine.categories import CATEGORIES, SPECS, Category, label_key
 from service.engine.knobs import (
     Knob,
@@ -166,6 +167,10 @@ class Rules:
         "or every pair settles.", analysed=False, **_ROUND)
     showdown_stake: ShowdownStake = choice_field(  # noqa: RUF009 (a dataclasses.field)
         ShowdownStake, "loser", "Whether the winner's bet multiple also multiplies a showdown payment.",
+        analysed=False, **_ROUND)
+    dealer_shortfall: Shortfall = choice_field(  # noqa: RUF009 (a dataclasses.field)
+        Shortfall, "scale_all", "Who absorbs a dealer's shortfall under table caps: every result scaled "
+        "(scale_all), or the losers pay in full and the winners share (winners_share).",
         analysed=False, **_ROUND)
 
     def __hash__(self) -> int:

@@ -282,8 +282,8 @@ def _capped(results: tuple[PlayerResult, ...], rules: Rules, balances: Sequence[
         raise ValueError("the dealer gives a balance under balance_caps table, and only then")
     bps = rules.commission_bps
     out: list[PlayerResult] = []
-    for r, (gross, uncapped, cap) in zip(results, cap_round([r.gross for r in results], balances, dealer_balance),
-                                         strict=True):
+    capped = cap_round([r.gross for r in results], balances, dealer_balance, rules.dealer_shortfall)
+    for r, (gross, uncapped, cap) in zip(results, capped, strict=True):
         taken = gross * bps // MAX_BPS if bps and gross > 0 else 0
         out.append(PlayerResult(r.evaluation, r.stake, r.outcome, gross - taken, r.bet, gross, taken, uncapped, cap))
     return tuple(out)

@@ -114,14 +114,29 @@ def _rules_md_rows() -> dict[str, tuple[str, str]]:
     return {name: (kind.strip(), default.strip()) for name, kind, default in rows}
 
 
+#: Knobs RULES.md section 7 specifies that the service does not serve yet, with the section
+#: that specifies them (docs/rules-decisions.md, "Not served yet"). Serving one means removing
+#: it here: the test below fails both on a knob missing from this list and on one served.
+NOT_SERVED_YET = {
+    "super_payouts": "6.7", "banker_side_commission_bps": "6.7",
+    "jokers": "4.3", "joker_as": "4.3", "joker_copies": "4.3", "joker_order": "4.3", "five_of_a_kind": "4.3",
+    "deck": "4.3",
+    "showdown_winner_cap": "6.6", "full_house_order": "4.1", "run_ox": "3", "min_commission": "6.2",
+}
+
+
 def test_rules_md_table_agrees_with_the_knobs() -> None:
     """RULES.md (normative; its master copy lives outside this repository) lists the knobs
-    it specifies: each must be declared with the type and standard value it gives. A knob
-    RULES.md is silent on (a house knob) needs no row."""
+    it specifies: each must be declared with the type and standard value it gives, except
+    those listed in :data:`NOT_SERVED_YET`. A knob RULES.md is silent on (a house knob) needs
+    no row."""
     rows = _rules_md_rows()
     assert len(rows) >= 19
+    assert {name for name in rows if name not in RULE_KNOBS} == set(NOT_SERVED_YET)
     standard = STANDARD.as_dict()
     for name, (kind, default) in rows.items():
+        if name in NOT_SERVED_YET:
+            continue
         knob = RULE_KNOBS[name]
         if knob.kind == "bool":
             assert (kind, default) == ("bool", str(standard[name]).lower()), name
@@ -140,7 +155,8 @@ def test_rules_md_table_agrees_with_the_knobs() -> None:
                 assert kind.split()[-1] == f"{knob.low:,}..{knob.high:,}", name
         else:
             assert kind.startswith({"ranking": "list of categories", "payouts": "map"}[knob.kind]), name
-    assert list(rows) == [name for name in KNOBS if name in rows]  # the same order
+    served = [name for name in rows if name not in NOT_SERVED_YET]
+    assert served == [name for name in KNOBS if name in rows]  # the same order
 
 
 def test_rules_decisions_override_ranges_agree_with_the_knobs() -> None:

@@ -423,3 +423,68 @@ def test_bad_round_options_are_one_line_and_exit_2(capsys: pytest.CaptureFixture
     out, err = capsys.readouterr()
     assert (status, out, err.count("\n")) == (2, "", 1), err
     assert err.startswith(message) or message in err, err
+
+
+# ---------------------------------------------------------------------------------------
+# RULES.md 6.5's dealer_shortfall and section 8.1's shortfall tables
+
+
+@pytest.mark.parametrize(("shortfall", "gross", "cap"), [
+    ("scale_all", [294, -706, 0, 1412], ["dealer_balance", "dealer_balance", None, "dealer_balance"]),
+    ("winners_share", [379, -1200, 0, 1821], ["dealer_balance", None, None, "dealer_balance"]),
+])
+def test_section_8_1_shortfall_first_table(api: FlaskClient, capsys: pytest.CaptureFixture[str], shortfall: str,
+                                           gross: list[int], cap: list[str | None]) -> None:
+    """Dealer balance 1,000, S = 1,700: under winners_share p2 pays its 1,200 in full and the pool
+    1,000 + 1,200 is shared by p1 and p4 (379.31 and 1,820.69, the missing unit to p4)."""
+    body = banker_body("table", 1000)
+    body["rules"]["dealer_shortfall"] = shortfall
+    answer = post(api, "/v1/settlements", body, "niu-niu")
+    players = answer["players"]
+    assert [p["gross"] for p in players] == gross
+    assert [p["cap"] for p in players] == cap
+    assert [p["gross_uncapped"] for p in players] == [900, -1200, 0, 2400]
+    assert answer["dealer"]["gross"] == -1000
+    assert answer["rules"].get("dealer_shortfall") == (None if shortfall == "scale_all" else shortfall)
+    args = banker_args("table", 1000)
+    args[args.index("--rules") + 1] = json.dumps({"balance_caps": "table", "dealer_shortfall": shortfall})
+    assert gnau_json(capsys, *args) == answer
+
+
+@pytest.mark.parametrize(("shortfall", "gross", "cap"), [
+    ("scale_all", [900, -1080, -1621, -1200], ["dealer_balance"] * 4),
+    ("winners_share", [1500, -1246, -1870, -1385], [None, "dealer_balance", "dealer_balance", "dealer_balance"]),
+])
+def test_section_8_1_shortfall_second_table(api: FlaskClient, capsys: pytest.CaptureFixture[str], shortfall: str,
+                                            gross: list[int], cap: list[str | None]) -> None:
+    """Dealer balance 3,001, step 1 results [+1,500, -1,800, -2,700, -2,000] (p4's balance 2,000),
+    S = -5,000: under winners_share p1 is paid its 1,500 in full and the pool 3,001 + 1,500 is
+    collected from p2, p3, p4 (floors -1,247, -1,870, -1,385; the missing unit to p2)."""
+    seats = [("p1", "AS AH 2C 2H 4H", 10_000), ("p2", "9S 9D KS 2S 4D", 10_000), ("p3", "7S 3H JH 8C 10C", 10_000),
+             ("p4", "5S 6H 7D 8H 9C", 2000)]
+    rules = {"balance_caps": "table", "dealer_shortfall": shortfall}
+    body = {"base": 100, "rules": rules,
+            "dealer": {"hand": ["QH", "8S", "2D", "4C", "6C"], "bid_multiple": 3, "balance": 3001},
+            "players": [{"id": name, "hand": hand.split(), "bet_multiple": i + 1, "balance": balance}
+                        for i, (name, hand, balance) in enumerate(seats)]}
+    answer = post(api, "/v1/settlements", body, "niu-niu")
+    assert [p["gross_uncapped"] for p in answer["players"]] == [1500, -1800, -2700, -3600]
+    assert [p["gross"] for p in answer["players"]] == gross
+    assert [p["cap"] for p in answer["players"]] == cap
+    assert answer["dealer"]["gross"] == 3001
+    assert sum(p["amount"] for p in answer["players"]) + answer["dealer"]["net"] + answer["house"] == 0
+    args = ["settle", "--profile", "niu-niu", "--dealer", "QH 8S 2D 4C 6C", "--base", "100", "--bid-multiple", "3",
+            "--rules", json.dumps(rules), "--dealer-balance", "3001"]
+    for i, (name, hand, balance) in enumerate(seats):
+        args += ["--player", f"{name}:x{i + 1}:{hand}", "--balance", str(balance)]
+    assert gnau_json(capsys, *args) == answer
+
+
+def test_dealer_shortfall_is_listed_only_when_set_and_refused_when_unknown(api: FlaskClient) -> None:
+    """The knob appears in an answer's ``rules`` only while set (every earlier answer unchanged);
+    an unknown value is a 400 naming ``/rules/dealer_shortfall``."""
+    assert "dealer_shortfall" not in post(api, "/v1/settlements", banker_body("table", 1000), "niu-niu")["rules"]
+    body = banker_body("table", 1000)
+    body["rules"]["dealer_shortfall"] = "winners"
+    problem = post(api, "/v1/settlements", body, "niu-niu", status=400)
+    assert [e["pointer"] for e in problem["errors"]] == ["/rules/dealer_shortfall"]
