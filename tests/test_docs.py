@@ -3,7 +3,7 @@ site's nav and stand alone (no pointer to the team's records), the benchmark's t
 one page, exactly as ``make bench`` writes it, and the facts the pages restate (the package
 version, the built-in profiles, the odds page's figures) are the service's own.
 
-(The examples are replayed by tests/test_readme.py; links and anchors are checked by
+(The examples are replayed by tests/test_doc_examples.py; links and anchors are checked by
 ``mkdocs build --strict``, which ``make test`` and ``make test-fast`` run.)
 """
 
