@@ -15,6 +15,8 @@ them): a page cannot show what the service does not do.
   runs it against a live server.
 - The ``gunicorn`` session runs in bash against the real server (slow); ``pid`` and ``time`` of
   its log line are the only parts not compared.
+- Operator profiles shown as YAML (a ``profiles:`` file or chart values) load as a
+  ``PROFILES_FILE`` does.
 - A console block none of these replays must be in :data:`COVERED_ELSEWHERE`, with the test
   that covers it; a new one fails :func:`test_every_example_is_replayed` until it is.
 """
@@ -32,12 +34,14 @@ from typing import Any
 
 import httpx
 import pytest
+import yaml
 from flask import Flask
 from flask.testing import FlaskClient
 
 from bench.harness import environment, free_port
 from service.cli import main
 from service.http.app import create_app
+from service.profiles import load_profiles_file
 from service.settings import parse_origins
 from tests import ROOT
 from tests.doc_examples import README, Block, classified, commands, request
@@ -169,11 +173,36 @@ def test_python_example(block: Block, capsys: pytest.CaptureFixture[str]) -> Non
     assert printed == shown
 
 
+def _profiles_examples() -> list[Any]:
+    return [pytest.param(block, id=block.where) for block, kind in EXAMPLES
+            if kind == "yaml" and re.search(r"^profiles:", block.text, re.M)]
+
+
+@pytest.mark.parametrize("block", _profiles_examples())
+def test_profiles_example_loads(block: Block, tmp_path: Path) -> None:
+    """The ``profiles:`` of a page's YAML (a profiles file, or chart values, which the chart
+    writes to one) is a valid operator profiles file."""
+    path = tmp_path / "profiles.yaml"
+    path.write_text(yaml.safe_dump({"profiles": yaml.safe_load(block.text)["profiles"]}), encoding="utf-8")
+    loaded = load_profiles_file(path)
+    assert [profile.name for profile in loaded] == list(yaml.safe_load(block.text)["profiles"])
+
+
 def test_cors_setting_of_the_example_is_accepted() -> None:
     [block] = [b for b, kind in EXAMPLES if kind == "other" and b.page == "docs/operating.md"
                and commands(b)[0].line.startswith("GNAU_CORS_ORIGINS=")]
     value = commands(block)[0].line.split()[0].partition("=")[2]
     assert parse_origins(value) == ["https://game.example", "http://localhost:3000"]
+
+
+def test_schemathesis_summary_counts_every_operation() -> None:
+    """docs/api.md's abridged ``st run`` output (run by tests/live/test_contract_cli.py)
+    counts every operation of the contract."""
+    [block] = [b for b, kind in EXAMPLES if kind == "other" and b.page == "docs/api.md"]
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
+    operations = sum(1 for path in spec["paths"].values() for method in path if method in ("get", "post"))
+    assert f"Selected: {operations}/{operations}\n" in block.text
+    assert f"Tested: {operations}\n" in block.text
 
 
 def _varying(text: str) -> str:
