@@ -106,10 +106,14 @@ def commands(block: Block) -> list[Command]:
     >>> block = Block("x.md", 1, "console", "$ gnau profiles\\nname\\n\\n$ echo $?\\n0\\n")
     >>> [(c.line, c.output) for c in commands(block)]
     [('gnau profiles', 'name\\n\\n'), ('echo $?', '0\\n')]
+    >>> [c.line for c in commands(Block("x.md", 1, "console", "$ gnau rank \\\\\\n  AS 2H 3D 4C 5S\\nout\\n"))]
+    ['gnau rank AS 2H 3D 4C 5S']
     """
     found: list[Command] = []
     for line in block.text.splitlines(keepends=True):
-        if line.startswith("$ "):
+        if found and not found[-1].output and found[-1].line.endswith("\\"):  # continued: `... \`
+            found[-1] = Command(found[-1].line[:-1].rstrip() + " " + line.strip(), "")
+        elif line.startswith("$ "):
             found.append(Command(line[2:].rstrip("\n"), ""))
         elif found:
             found[-1] = Command(found[-1].line, found[-1].output + line)

@@ -16,7 +16,11 @@ them): a page cannot show what the service does not do.
 - The ``gunicorn`` session runs in bash against the real server (slow); ``pid`` and ``time`` of
   its log line are the only parts not compared.
 - Operator profiles shown as YAML (a ``profiles:`` file or chart values) load as a
-  ``PROFILES_FILE`` does.
+  ``PROFILES_FILE`` does; chart values shown on the deploying pages, merged onto the chart's
+  values.yaml, pass its values.schema.json, and so does every ``--set`` of their ``helm``
+  commands; every ``make TARGET`` a page names is a target of the Makefile. (The ``docker``,
+  ``helm`` and ``kubectl`` commands themselves need a cluster or an image registry:
+  tests/deploy/ builds the image and renders and runs the chart.)
 - A console block none of these replays must be in :data:`COVERED_ELSEWHERE`, with the test
   that covers it; a new one fails :func:`test_every_example_is_replayed` until it is.
 """
@@ -33,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import jsonschema  # type: ignore[import-untyped]  # pinned in constraints.txt (schemathesis and openapi-spec-validator use it)
 import pytest
 import yaml
 from flask import Flask
@@ -186,6 +191,53 @@ def test_profiles_example_loads(block: Block, tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump({"profiles": yaml.safe_load(block.text)["profiles"]}), encoding="utf-8")
     loaded = load_profiles_file(path)
     assert [profile.name for profile in loaded] == list(yaml.safe_load(block.text)["profiles"])
+
+
+CHART = ROOT / "helm" / "gnau-scoring"
+#: The pages whose YAML blocks are chart values (the ones starting ``profiles:`` are checked
+#: as profiles too).
+VALUES_PAGES = ("docs/deploying.md", "docs/chart-values.md")
+
+
+def _merged(base: Any, extra: Any) -> Any:
+    if isinstance(base, dict) and isinstance(extra, dict):
+        return {key: _merged(base.get(key), value) for key, value in extra.items()} | {
+            key: value for key, value in base.items() if key not in extra}
+    return extra
+
+
+def _set(values: dict[str, Any], dotted: str, text: str) -> dict[str, Any]:
+    """``--set a.b=text`` applied to ``values`` (helm's typing: integers and booleans)."""
+    value: Any = int(text) if text.isdigit() else {"true": True, "false": False}.get(text, text)
+    for key in reversed(dotted.split(".")):
+        value = {key: value}
+    return dict(_merged(values, value))
+
+
+def _chart_values() -> dict[str, Any]:
+    values: dict[str, Any] = yaml.safe_load((CHART / "values.yaml").read_text(encoding="utf-8"))
+    return values
+
+
+@pytest.mark.parametrize("block", [pytest.param(b, id=b.where) for b, kind in EXAMPLES
+                                   if kind == "yaml" and b.page in VALUES_PAGES])
+def test_chart_values_example_passes_the_schema(block: Block) -> None:
+    schema = json.loads((CHART / "values.schema.json").read_text(encoding="utf-8"))
+    jsonschema.validate(_merged(_chart_values(), yaml.safe_load(block.text)), schema)
+
+
+def test_helm_sets_and_make_targets_of_the_pages_exist() -> None:
+    schema = json.loads((CHART / "values.schema.json").read_text(encoding="utf-8"))
+    targets = set(re.findall(r"^([a-z][a-z0-9-]*):", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M))
+    shell = [b.text.replace("\\\n", " ") for b, kind in EXAMPLES if kind == "sh"]
+    sets = [found for text in shell for found in re.findall(r"--set ([\w.]+)=(\S+)", text)]
+    makes = [found for text in shell for found in re.findall(r"^make ([a-z][a-z0-9-]*)", text, re.M)]
+    assert len(sets) >= 4
+    assert set(makes) >= {"run", "test", "test-fast"}
+    assert set(makes) <= targets
+    for dotted, text in sets:
+        jsonschema.validate(_set(_chart_values(), dotted, text), schema)
+        assert dotted.split(".")[0] in _chart_values(), dotted
 
 
 def test_cors_setting_of_the_example_is_accepted() -> None:
