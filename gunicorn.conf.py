@@ -122,7 +122,7 @@ def on_starting(server: Any) -> None:
     liveness follows its progress and readiness is 503."""
     import time
 
-    from service.settings import SettingsError, check_ports
+    from service.settings import check_ports
 
     try:  # both ports, now: a busy one must not wait for the warm-up to be reported
         check_ports(settings, inherited=bool(os.environ.get("GUNICORN_FD") or os.environ.get("LISTEN_FDS")))
