@@ -114,16 +114,26 @@ def _runtime(server: Any) -> Any:
 
 
 def on_starting(server: Any) -> None:
-    """Serve health and readiness on GNAU_PROBE_BIND from a thread of the master
-    (:mod:`service.gunicorn_probes`), then warm every profile, before the master listens or
-    forks (the app is preloaded): the workers share the tables and analyses, and each is
-    ready from its first request. While warming, liveness follows its progress and
-    readiness is 503."""
+    """Check that both ports are free (GNAU_BIND's and GNAU_PROBE_BIND's: a busy one stops
+    start-up at once, with one line naming both), serve health and readiness on
+    GNAU_PROBE_BIND from a thread of the master (:mod:`service.gunicorn_probes`), then warm
+    every profile, before the master listens or forks (the app is preloaded): the workers
+    share the tables and analyses, and each is ready from its first request. While warming,
+    liveness follows its progress and readiness is 503."""
     import time
 
+    from service.settings import check_ports
+
+    try:  # both ports, now: a busy one must not wait for the warm-up to be reported
+        check_ports(settings, inherited=bool(os.environ.get("GUNICORN_FD") or os.environ.get("LISTEN_FDS")))
+    except SettingsError as exc:
+        raise SystemExit(str(exc)) from None
     supervision = _start_probes(server)
     rt = _runtime(server)
     if rt is not None and not rt.state.ready:  # the benchmark's echo app is ready as it is
+        server.log.info("Warming %d profiles before serving: each one's evaluation table, hand distribution and "
+                        "house edges are computed once, here, and shared by every worker (seconds per profile); "
+                        "the API opens on %s when it is done", len(rt.profiles), settings.bind)
         started = time.monotonic()
         warmed = rt.warm(supervision.warmed if supervision is not None else None)
         server.log.info("warmed %d profiles in %.1f s", len(warmed.seconds), time.monotonic() - started)

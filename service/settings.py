@@ -25,17 +25,19 @@ service.settings.SettingsError: GNAU_RECEIPT_KEY_FILE: /nonexistent/key.pem: can
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from service.engine.text import clip, echo
 from service.receipts import ReceiptKeyError, load_keys
 
-__all__ = ["CORS_ENV", "LOG_LEVELS", "VARIABLES", "CorsConfigError", "Settings", "SettingsError", "from_environ",
-           "parse_origins"]
+__all__ = ["CORS_ENV", "LOG_LEVELS", "VARIABLES", "CorsConfigError", "Settings", "SettingsError", "check_ports",
+           "from_environ", "parse_origins"]
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 
@@ -258,3 +260,58 @@ def from_environ(env: Mapping[str, str] | None = None) -> Settings:
         receipt_key_file=key_file,
         receipt_public_keys=public_keys,
     )
+
+
+def _listen(address: str, held: list[socket.socket]) -> str | None:
+    """Listen on ``HOST:PORT`` as gunicorn would (``SO_REUSEADDR``), keeping the socket in
+    ``held``; why it cannot, else ``None``."""
+    host, _, port = address.rpartition(":")
+    host = host.strip("[]")
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    held.append(sock)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, int(port)))
+        sock.listen(1)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
+def check_ports(settings: Settings, *, inherited: bool = False) -> None:
+    """Check, before the master warms (seconds) and long before gunicorn binds, that both
+    ports it will listen on are free: the API's (``GNAU_BIND``) and the probes'
+    (``GNAU_PROBE_BIND``). Each is listened on for a moment and released.
+
+    :param inherited: the API's socket comes from a parent (gunicorn's ``GUNICORN_FD`` on a
+        binary upgrade, systemd's ``LISTEN_FDS``): only the probes' port is checked.
+    :raises SettingsError: a port cannot be listened on; the one-line message names both
+        settings, their addresses, and which one failed and why.
+
+    >>> import socket
+    >>> busy = socket.socket(); busy.bind(("127.0.0.1", 0)); busy.listen(1)
+    >>> port = busy.getsockname()[1]
+    >>> check_ports(Settings(bind=f"127.0.0.1:{port}", probe_bind=None))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    service.settings.SettingsError: cannot listen on GNAU_BIND 127.0.0.1:... (the API): Address already in use. ...
+    >>> busy.close()
+    """
+    checks = [("GNAU_PROBE_BIND", settings.probe_bind, "health and readiness")]
+    if not inherited and not settings.bind.startswith("unix:"):
+        checks.insert(0, ("GNAU_BIND", settings.bind, "the API"))
+    held: list[socket.socket] = []
+    try:
+        for name, address, role in checks:
+            why = None if address is None else _listen(address, held)
+            if why is not None:
+                probes = settings.probe_bind or "(empty: none)"
+                raise SettingsError(
+                    f"cannot listen on {name} {address} ({role}): {why}. Is the service already running "
+                    f"(a second `make run`)? It needs two free ports: GNAU_BIND={settings.bind} (the API) and "
+                    f"GNAU_PROBE_BIND={probes} (health and readiness; by default the port after GNAU_BIND's). "
+                    f"Set them to free ones, e.g. GNAU_BIND=127.0.0.1:8080 (probes then on 127.0.0.1:8081)")
+    finally:
+        for sock in held:
+            with contextlib.suppress(OSError):
+                sock.close()

@@ -25,6 +25,7 @@ import pytest
 import yaml
 
 from bench.harness import ROOT
+from tests.doc_examples import Block, classified
 from tests.live.helpers import live_server
 
 #: The committed test-only receipt key: the live server signs receipts with it.
@@ -87,6 +88,32 @@ def seen(client_python: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[
               str(work / "seen.json")], cwd=work)
     data: dict[str, list[dict[str, Any]]] = json.loads((work / "seen.json").read_text(encoding="utf-8"))
     return data
+
+
+#: The page that shows how to generate and call the client.
+CLIENTS_PAGE = ROOT / "docs" / "clients.md"
+
+
+def _page_blocks(kind: str) -> list[Block]:
+    return [block for block, found in classified([CLIENTS_PAGE]) if found == kind]
+
+
+def test_the_pages_configuration_is_the_one_tested() -> None:
+    """docs/clients.md's client-config.yaml is :data:`GENERATOR_CONFIG`."""
+    [config] = [block for block in _page_blocks("yaml") if block.text.startswith("# client-config.yaml")]
+    assert yaml.safe_load(config.text) == GENERATOR_CONFIG
+
+
+def test_the_pages_snippet_prints_what_the_page_shows(client_python: Path, tmp_path: Path) -> None:
+    """docs/clients.md's Python snippet, run with the generated client against a live server
+    (its address instead of 127.0.0.1:8000), prints the console block under it."""
+    [snippet] = _page_blocks("python")
+    assert snippet.after is not None
+    script = tmp_path / "snippet.py"
+    with live_server(tmp_path / "gunicorn") as base:
+        script.write_text(snippet.text.replace("http://127.0.0.1:8000", base), encoding="utf-8")
+        printed = _run([str(client_python), str(script)], cwd=tmp_path)
+    assert printed == snippet.after.text
 
 
 def test_generation_is_clean(generated: tuple[Path, str]) -> None:

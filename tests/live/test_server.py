@@ -15,6 +15,7 @@ import http.client
 import json
 import os
 import signal
+import socket
 import threading
 import time
 from collections import Counter
@@ -190,6 +191,43 @@ def test_bad_profiles_file_stops_start_up(tmp_path: Path) -> None:
         "knob double_ox_order: must be one of king_high, ace_high"
     )
     assert server.access() == []
+
+
+@pytest.mark.parametrize("busy", ["GNAU_BIND", "GNAU_PROBE_BIND"])
+def test_a_busy_port_stops_start_up_before_the_warm_up(tmp_path: Path, busy: str) -> None:
+    """A second ``make run`` (either port already listened on): exit status 1 at once, before
+    the warm-up, with one line naming the busy address and both settings."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen(1)
+        taken = f"127.0.0.1:{held.getsockname()[1]}"
+        server = launch(tmp_path / "busy", **{busy: taken})
+        try:
+            status = server.proc.wait(timeout=START_TIMEOUT)
+        finally:
+            server.kill()
+    assert status == 1
+    output = server.error_log.read_text() + server.access_log.read_text()
+    [line] = [line for line in output.splitlines() if "cannot listen" in line]
+    assert line.startswith(f"cannot listen on {busy} {taken} (")
+    assert "Address already in use" in line
+    assert "GNAU_BIND=127.0.0.1:" in line
+    assert "GNAU_PROBE_BIND=127.0.0.1:" in line
+    assert "Warming" not in output  # stopped before the warm-up
+    assert "warmed" not in output
+    assert "Traceback" not in output
+
+
+def test_start_up_says_what_the_warm_up_does(serve: Callable[..., Server]) -> None:
+    """The warm-up's first line (README.md, "Quick start", quotes it)."""
+    server = serve()
+    messages = [r["message"] for r in server.errors()]
+    [warming] = [m for m in messages if m.startswith("Warming ")]
+    assert warming.startswith("Warming 7 profiles before serving: each one's evaluation table, hand distribution "
+                              "and house edges are computed once")
+    assert any(m.startswith("warmed 7 profiles in ") for m in messages)
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    assert "`Warming 7 profiles\nbefore serving`" in readme or "`Warming 7 profiles before serving`" in readme
 
 
 def test_missing_profiles_file_stops_start_up(tmp_path: Path) -> None:
