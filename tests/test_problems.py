@@ -9,9 +9,13 @@ problem catalogue) is proven to change nothing a client sees.
 
 from __future__ import annotations
 
+import ast
+import json
+import re
 import socket
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,8 +23,10 @@ from gunicorn import util
 from gunicorn.http import errors
 from gunicorn.workers.ggevent import GeventWorker
 
+from service import problems
 from service.gunicorn_probes import Beat, Supervision, respond
 from service.gunicorn_worker import Worker, write_problem
+from tests import ROOT
 
 # ------------------------------------------------------------------ the worker's early answers
 
@@ -210,3 +216,68 @@ def test_the_probe_listener_answers_unhealthy_and_not_ready() -> None:
     assert respond(draining, b"GET /readyz HTTP/1.1") == probe_answer(
         "503 Service Unavailable", '{"type":"/problems/not-ready","title":"Not ready","status":503,'
         '"detail":"Not ready: the server is draining after a shutdown signal."}')
+
+
+# ------------------------------------------------------------------ one catalogue
+
+PROBLEM_TEXT = ("/problems/", "problem+json")
+
+
+def _literals_outside_docstrings(path: Path) -> Iterator[tuple[int, str]]:
+    """Every string constant of the module at ``path`` but its docstrings, with its line."""
+    module = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = set()
+    for node in ast.walk(module):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                docstrings.add(id(first.value))
+    for node in ast.walk(module):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            yield node.lineno, node.value
+
+
+def test_problem_types_are_written_in_the_catalogue_only() -> None:
+    """No module but service/problems.py writes a problem type or the problem media type:
+    code names a type of the catalogue (``ProblemError(NOT_FOUND, ...)``)."""
+    service = ROOT / "service"
+    found = [f"{path.relative_to(ROOT)}:{line}: {text[:60]!r}"
+             for path in sorted(service.rglob("*.py")) if path != service / "problems.py"
+             for line, text in _literals_outside_docstrings(path) if any(t in text for t in PROBLEM_TEXT)]
+    assert found == [], "write these through service.problems' catalogue:\n" + "\n".join(found)
+
+
+def test_the_catalogue_holds_every_type_it_declares_once() -> None:
+    declared = [value for value in vars(problems).values() if isinstance(value, problems.ProblemType)]
+    assert len(declared) == len(set(declared)) == len(problems.CATALOGUE)
+    assert sorted(declared, key=lambda k: k.uri) == sorted(problems.CATALOGUE.values(), key=lambda k: k.uri)
+    assert all(problems.CATALOGUE[kind.uri] is kind for kind in declared)
+    assert all(kind.uri.startswith("/problems/") and 400 <= kind.status < 600 for kind in declared)
+
+
+def test_every_type_the_contract_names_is_in_the_catalogue() -> None:
+    named = set(re.findall(r"/problems/[a-z0-9-]+", (ROOT / "openapi.yaml").read_text(encoding="utf-8")))
+    assert len(named) >= 8
+    assert sorted(named - set(problems.CATALOGUE)) == []
+
+
+def test_a_status_alone_names_the_type_frameworks_mean() -> None:
+    # Werkzeug's and gunicorn's statuses, each the one type of its status in the catalogue.
+    assert {s: problems.for_status(s).uri for s in (400, 404, 405, 413, 414, 415, 431)} == {
+        400: "/problems/bad-request", 404: "/problems/not-found", 405: "/problems/method-not-allowed",
+        413: "/problems/payload-too-large", 414: "/problems/uri-too-long",
+        415: "/problems/unsupported-media-type", 431: "/problems/header-fields-too-large"}
+    # 500 and 503 have several types here: a bare one is generic, never a guess among them.
+    assert problems.for_status(503) == problems.ProblemType("/problems/http-503", "Error", 503)
+    assert problems.for_status(418).uri == "/problems/http-418"
+
+
+def test_bodies_bound_what_they_echo() -> None:
+    data = problems.body(problems.VALIDATION_ERROR, "d" * 5000, instance="/v1/" + "x" * 500, request_id="r",
+                         errors=[{"pointer": "/" + "k" * 500, "detail": "\ud800"}])
+    members = json.loads(data)
+    assert len(members["detail"]) == 1001
+    assert members["detail"].endswith("…")
+    assert len(members["instance"]) == 241
+    assert len(members["errors"][0]["pointer"]) == 241
+    assert b"\\ud800" in data  # a lone surrogate escaped, not a failure
