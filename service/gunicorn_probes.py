@@ -56,7 +56,8 @@ from service.problems import (
     body,
 )
 
-__all__ = ["MASTER_SILENCE", "READY_SILENCE", "WARM_SILENCE", "Beat", "ProbeServer", "Supervision", "parse_bind", "respond"]
+__all__ = ["MASTER_SILENCE", "READY_SILENCE", "WARM_SILENCE", "Beat", "ProbeServer", "Supervision", "parse_bind",
+           "respond"]
 
 #: Seconds the master's loop may go without running before liveness fails (it runs every second).
 MASTER_SILENCE = 10.0
