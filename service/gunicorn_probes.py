@@ -183,7 +183,8 @@ def _answer(status: int, data: bytes, media_type: str, head_only: bool) -> bytes
 
 
 def _ok(status: str, head_only: bool) -> bytes:
-    return _answer(200, json.dumps({"status": status}, separators=(",", ":")).encode(), "application/json", head_only)
+    data = json.dumps({"status": status}, separators=(",", ":")).encode()
+    return _answer(200, data, "application/json", head_only)
 
 
 def _problem(kind: ProblemType, detail: str, head_only: bool = False) -> bytes:

@@ -10,6 +10,11 @@ URI, such as ``/problems/not-found``), ``title`` (the type's, the same on every 
 ``instance`` (the path) and ``request_id``, and a 400 lists every problem in ``errors``,
 each with a ``pointer`` into the body or the name of a query ``parameter``.
 
+The worker's early answers (:func:`early_answer`) take their title from their status
+line's reason phrase, as gunicorn gives it: the types only they answer have those phrases
+as titles (``URI Too Long``), and gunicorn's 400 says ``Bad Request`` where Werkzeug's
+says ``Bad request``.
+
 A new problem type is one :class:`ProblemType` below (and, for a type the contract names,
 its line in ``openapi.yaml``); code raises it as ``ProblemError(KIND, detail)``, never with
 a literal type.
@@ -120,7 +125,8 @@ EXPECTATION_FAILED = ProblemType("/problems/expectation-failed", "Expectation Fa
 #: 429: the client's share of the analysis budget is spent (with ``Retry-After``).
 TOO_EXPENSIVE = ProblemType("/problems/too-expensive", "Analysis budget spent", 429)
 #: 431: a request head over its bounds.
-HEADER_FIELDS_TOO_LARGE = ProblemType("/problems/header-fields-too-large", "Request Header Fields Too Large", 431)
+HEADER_FIELDS_TOO_LARGE = ProblemType("/problems/header-fields-too-large", "Request Header Fields Too Large",
+                                      431)
 #: 500: a failure of the server's (logged; no stack trace leaves the process).
 INTERNAL_ERROR = ProblemType("/problems/internal-error", "Internal server error", 500)
 #: 501: a transfer coding gunicorn does not implement.
@@ -139,8 +145,8 @@ TOO_MANY_CONNECTIONS = ProblemType("/problems/too-many-connections", "Service Un
 #: Every problem type, by its URI.
 CATALOGUE: dict[str, ProblemType] = {
     kind.uri: kind for kind in (
-        VALIDATION_ERROR, MALFORMED_JSON, MALFORMED_BODY, BAD_REQUEST, FORBIDDEN, ANALYSIS_DISABLED, NOT_FOUND,
-        UNKNOWN_PROFILE, METHOD_NOT_ALLOWED, NOT_ACCEPTABLE, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, URI_TOO_LONG,
+        VALIDATION_ERROR, MALFORMED_JSON, MALFORMED_BODY, BAD_REQUEST, FORBIDDEN, ANALYSIS_DISABLED,
+        NOT_FOUND, UNKNOWN_PROFILE, METHOD_NOT_ALLOWED, NOT_ACCEPTABLE, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, URI_TOO_LONG,
         UNSUPPORTED_MEDIA_TYPE, EXPECTATION_FAILED, TOO_EXPENSIVE, HEADER_FIELDS_TOO_LARGE, INTERNAL_ERROR,
         NOT_IMPLEMENTED, SERVER_BUSY, NOT_READY, UNHEALTHY, RECEIPTS_NOT_CONFIGURED, TOO_MANY_CONNECTIONS)
 }
@@ -241,7 +247,8 @@ def validation_problem(errors: Iterable[ErrorItem]) -> ProblemError:
 
 
 def _members(kind: ProblemType, detail: str, title: str | None = None) -> dict[str, Any]:
-    return {"type": kind.uri, "title": title or kind.title, "status": kind.status, "detail": clip(detail, _DETAIL_LIMIT)}
+    return {"type": kind.uri, "title": title or kind.title, "status": kind.status,
+            "detail": clip(detail, _DETAIL_LIMIT)}
 
 
 def body(kind: ProblemType, detail: str, *, instance: str | None = None, request_id: str | None = None,

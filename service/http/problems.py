@@ -89,7 +89,8 @@ def register_error_handlers(app: Flask) -> None:
             detail = BODY_OVER_LIMIT
         else:
             detail = exc.description or exc.name
-        return problem_response(ProblemError(INTERNAL_ERROR if status == 500 else for_status(status), detail), base)
+        kind = INTERNAL_ERROR if status == 500 else for_status(status)
+        return problem_response(ProblemError(kind, detail), base)
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Response:
