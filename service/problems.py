@@ -225,6 +225,18 @@ class ProblemError(Exception):
         """The answer's body (:func:`body`) for the request of path ``instance``."""
         return body(self.kind, self.detail, instance=instance, request_id=request_id, errors=self.errors)
 
+    def answer(self, instance: str, request_id: str) -> tuple[int, list[tuple[str, str]], bytes]:
+        """The whole answer for the request of path ``instance``, with no web framework (a
+        WSGI answer): its status, its headers (``Content-Type``, ``Content-Length``, then
+        :attr:`headers`) and its body (:meth:`body`), as Flask's handlers answer it.
+
+        >>> ProblemError(SERVER_BUSY, "Full.", headers={"Retry-After": "2"}).answer("/v1/rankings", "r1")[:2]
+        (503, [('Content-Type', 'application/problem+json'), ('Content-Length', '128'), ('Retry-After', '2')])
+        """
+        data = self.body(instance, request_id)
+        return self.status, [("Content-Type", MEDIA_TYPE), ("Content-Length", str(len(data))),
+                             *self.headers.items()], data
+
 
 def validation_problem(errors: Iterable[ErrorItem]) -> ProblemError:
     """A 400 listing every problem, or the first :data:`MAX_LISTED_ERRORS` of them.

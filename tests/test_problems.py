@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from flask.testing import FlaskClient
 from gunicorn import util
 from gunicorn.http import errors
 from gunicorn.workers.ggevent import GeventWorker
@@ -281,3 +282,16 @@ def test_bodies_bound_what_they_echo() -> None:
     assert len(members["instance"]) == 241
     assert len(members["errors"][0]["pointer"]) == 241
     assert b"\\ud800" in data  # a lone surrogate escaped, not a failure
+
+
+def test_an_answer_without_flask_is_the_answer_flask_gives(client: FlaskClient) -> None:
+    """:meth:`ProblemError.answer` (for the WSGI path) writes what Flask's handlers write."""
+    reply = client.post("/v1/evaluations", data=b"{}", content_type="text/plain", headers={"X-Request-ID": "p-1"})
+    status, headers, data = problems.ProblemError(
+        problems.UNSUPPORTED_MEDIA_TYPE, "The body must be application/json, got text/plain.",
+    ).answer("/v1/evaluations", "p-1")
+    assert (reply.status_code, reply.data) == (status, data) == (415, (
+        b'{"type":"/problems/unsupported-media-type","title":"Unsupported media type","status":415,'
+        b'"detail":"The body must be application/json, got text/plain.","instance":"/v1/evaluations",'
+        b'"request_id":"p-1"}'))
+    assert [(k, reply.headers[k]) for k in ("Content-Type", "Content-Length")] == headers
