@@ -44,8 +44,20 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from http import HTTPStatus
 
-__all__ = ["MASTER_SILENCE", "READY_SILENCE", "WARM_SILENCE", "Beat", "ProbeServer", "Supervision", "parse_bind"]
+from service.problems import (
+    MEDIA_TYPE,
+    METHOD_NOT_ALLOWED,
+    NOT_FOUND,
+    NOT_READY,
+    UNHEALTHY,
+    ProblemType,
+    body,
+)
+
+__all__ = ["MASTER_SILENCE", "READY_SILENCE", "WARM_SILENCE", "Beat", "ProbeServer", "Supervision", "parse_bind",
+           "respond"]
 
 #: Seconds the master's loop may go without running before liveness fails (it runs every second).
 MASTER_SILENCE = 10.0
@@ -163,17 +175,20 @@ def parse_bind(bind: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
-def _answer(status: int, body: dict[str, object], head_only: bool) -> bytes:
-    data = json.dumps(body, separators=(",", ":")).encode()
-    reason = {200: "OK", 404: "Not Found", 405: "Method Not Allowed", 503: "Service Unavailable"}[status]
-    kind = "application/json" if status == 200 else "application/problem+json"
-    head = (f"HTTP/1.1 {status} {reason}\r\nContent-Type: {kind}\r\nContent-Length: {len(data)}\r\n"
+def _answer(status: int, data: bytes, media_type: str, head_only: bool) -> bytes:
+    head = (f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nContent-Type: {media_type}\r\n"
+            f"Content-Length: {len(data)}\r\n"
             "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n")
     return head.encode() + (b"" if head_only else data)
 
 
-def _problem(status: int, type_: str, title: str, detail: str) -> dict[str, object]:
-    return {"type": type_, "title": title, "status": status, "detail": detail}
+def _ok(status: str, head_only: bool) -> bytes:
+    data = json.dumps({"status": status}, separators=(",", ":")).encode()
+    return _answer(200, data, "application/json", head_only)
+
+
+def _problem(kind: ProblemType, detail: str, head_only: bool = False) -> bytes:
+    return _answer(kind.status, body(kind, detail), MEDIA_TYPE, head_only)
 
 
 def respond(supervision: Supervision, request_line: bytes) -> bytes:
@@ -190,21 +205,19 @@ def respond(supervision: Supervision, request_line: bytes) -> bytes:
     method = parts[0] if parts else b""
     path = parts[1].split(b"?", 1)[0] if len(parts) > 1 else b""
     if path not in (b"/healthz", b"/readyz"):
-        return _answer(404, _problem(404, "/problems/not-found", "Not found",
-                                     "This port serves GET /healthz and GET /readyz only."), False)
+        return _problem(NOT_FOUND, "This port serves GET /healthz and GET /readyz only.")
     if method not in (b"GET", b"HEAD"):
-        return _answer(405, _problem(405, "/problems/method-not-allowed", "Method not allowed",
-                                     "Use GET."), False)
+        return _problem(METHOD_NOT_ALLOWED, "Use GET.")
     head_only = method == b"HEAD"
     if path == b"/healthz":
         problem = supervision.health()
         if problem is None:
-            return _answer(200, {"status": "ok"}, head_only)
-        return _answer(503, _problem(503, "/problems/unhealthy", "Unhealthy", f"Not live: {problem}."), head_only)
+            return _ok("ok", head_only)
+        return _problem(UNHEALTHY, f"Not live: {problem}.", head_only)
     problem = supervision.readiness()
     if problem is None:
-        return _answer(200, {"status": "ready"}, head_only)
-    return _answer(503, _problem(503, "/problems/not-ready", "Not ready", f"Not ready: {problem}."), head_only)
+        return _ok("ready", head_only)
+    return _problem(NOT_READY, f"Not ready: {problem}.", head_only)
 
 
 class ProbeServer:

@@ -69,7 +69,6 @@ each worker its slot on the board (:func:`assign_slot`, from its ``pre_fork`` ho
 from __future__ import annotations
 
 import ctypes
-import json
 import mmap
 import os
 import socket
@@ -87,8 +86,8 @@ from gunicorn.http.parser import RequestParser
 from gunicorn.workers import ggevent
 from gunicorn.workers.ggevent import GeventWorker
 
-from service.engine.text import clip
 from service.gunicorn_logging import without_request_text
+from service.problems import TOO_MANY_CONNECTIONS, early_answer, for_status
 
 __all__ = ["HEAD_FREE_READS", "HEAD_READ_PACE", "MAX_HEAD_BYTES", "MAX_SLOTS", "TURN", "Worker", "assign_slot",
            "beats", "mark_booted", "metrics_identity", "release_slot", "write_problem"]
@@ -122,16 +121,6 @@ _MAX_HOLD_OFF = 0.2  # never waits longer than this in a row
 _LIVE, _BOOTED, _BEAT = MAX_SLOTS, 2 * MAX_SLOTS, 3 * MAX_SLOTS
 _BOARD_MAP = mmap.mmap(-1, ctypes.sizeof(ctypes.c_int64) * 4 * MAX_SLOTS)
 _BOARD = (ctypes.c_int64 * (4 * MAX_SLOTS)).from_buffer(_BOARD_MAP)
-
-_TYPES = {
-    400: "/problems/bad-request",
-    403: "/problems/forbidden",
-    414: "/problems/uri-too-long",
-    417: "/problems/expectation-failed",
-    431: "/problems/header-fields-too-large",
-    501: "/problems/not-implemented",
-    503: "/problems/too-many-connections",
-}
 
 
 def assign_slot(server: Any, worker: Any) -> None:
@@ -212,25 +201,19 @@ class _BalancedStreamServer(StreamServer):  # type: ignore[misc]
 
 
 def write_problem(sock: socket.socket, status_int: int, reason: str, mesg: str) -> None:
-    """gunicorn's ``util.write_error``, answering ``application/problem+json`` (RFC 9457).
+    """gunicorn's ``util.write_error``, answering problem details
+    (:func:`service.problems.early_answer`, of the type of ``status_int``:
+    :func:`~service.problems.for_status`).
 
     :param sock: the client's socket.
     :param status_int: the HTTP status gunicorn chose (400, 414, 431, ...).
-    :param reason: the reason phrase.
+    :param reason: the reason phrase (also the answer's title).
     :param mesg: gunicorn's description, kept without the request text it quotes
         (:func:`~service.gunicorn_logging.without_request_text`: the bytes of a request it
         could not read may be the rest of a body, a deal's seed included).
     """
-    body = json.dumps({
-        "type": _TYPES.get(status_int, f"/problems/http-{status_int}"),
-        "title": reason,
-        "status": status_int,
-        "detail": clip(without_request_text(mesg) or "The request could not be read.", 200),
-    }, ensure_ascii=True).encode()
-    head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n"
-            "Content-Type: application/problem+json\r\nX-Content-Type-Options: nosniff\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n").encode("latin-1")
-    util.write_nonblock(sock, head + body)
+    detail = without_request_text(mesg) or "The request could not be read."
+    util.write_nonblock(sock, early_answer(for_status(status_int), detail, reason))
 
 
 class _BoundedRequest(Request):  # type: ignore[misc]
@@ -322,9 +305,9 @@ class Worker(GeventWorker):  # type: ignore[misc]
         if by_address[host] >= self.gnau_address_connections:
             try:
                 client.setblocking(False)
-                write_problem(client, 503, "Service Unavailable",
-                              f"This worker already holds {by_address[host]} connections from your address, "
-                              f"as many as one address may hold; reuse them (keep-alive), or retry later.")
+                util.write_nonblock(client, early_answer(
+                    TOO_MANY_CONNECTIONS, f"This worker already holds {by_address[host]} connections from your "
+                    "address, as many as one address may hold; reuse them (keep-alive), or retry later."))
             except OSError:
                 pass
             util.close(client)

@@ -24,7 +24,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 
 from gevent.monkey import get_original
 
-from service.http.problems import ProblemError
+from service.problems import ANALYSIS_DISABLED, TOO_EXPENSIVE, ProblemError
 
 #: A native lock, whether or not gevent patched ``threading``: budgets are charged on a
 #: worker's compute thread (:mod:`service.http.compute`) as well as in its event loop.
@@ -169,8 +169,7 @@ class TooExpensiveError(ProblemError):
     """429 ``/problems/too-expensive`` with a ``Retry-After`` header."""
 
     def __init__(self, detail: str, retry_after: int) -> None:
-        super().__init__(429, "/problems/too-expensive", "Analysis budget spent", detail,
-                         headers={"Retry-After": str(retry_after)})
+        super().__init__(TOO_EXPENSIVE, detail, headers={"Retry-After": str(retry_after)})
         self.retry_after = retry_after
 
 
@@ -178,7 +177,7 @@ class AnalysisDisabledError(ProblemError):
     """403 ``/problems/analysis-disabled``: the operator turned uncached analyses off."""
 
     def __init__(self) -> None:
-        super().__init__(403, "/problems/analysis-disabled", "Analysis disabled",
+        super().__init__(ANALYSIS_DISABLED,
                          "Analyses that need uncached work (custom rules, odds with several decks or from 3 or 4 "
                          "known cards under rules that use suits) are turned off on this server (GNAU_ANALYSIS_BUDGET_SECONDS=0); "
                          "the profiles' cached analyses are served.")

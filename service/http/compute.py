@@ -35,7 +35,7 @@ from typing import Any, Protocol, TypeVar
 
 from service.errors import InvalidRequestError
 from service.http import gc_pause
-from service.http.problems import ProblemError
+from service.problems import SERVER_BUSY, ProblemError
 
 __all__ = ["ADMITTED", "ADMITTED_PER_CLIENT", "HEAVY_BODY_BYTES", "MAX_WAIT", "ComputeLane", "InlineLane", "Lane",
            "ServerBusyError"]
@@ -57,8 +57,7 @@ class ServerBusyError(ProblemError):
     requests as it admits (from this address, or in all), or this one waited too long."""
 
     def __init__(self, detail: str, retry_after: int) -> None:
-        super().__init__(503, "/problems/server-busy", "Server busy", detail,
-                         headers={"Retry-After": str(retry_after)})
+        super().__init__(SERVER_BUSY, detail, headers={"Retry-After": str(retry_after)})
         self.retry_after = retry_after
 
 

@@ -22,7 +22,7 @@ from flask import Blueprint, Response, redirect
 from werkzeug.wrappers import Response as BaseResponse
 
 from service.engine.text import echo
-from service.http.problems import ProblemError
+from service.problems import NOT_FOUND, ProblemError
 
 __all__ = ["ASSETS", "CONTENT_SECURITY_POLICY", "SWAGGER_UI_VERSION", "docs"]
 
@@ -122,8 +122,7 @@ def asset(asset: str) -> Response:
     """One packaged Swagger UI file (openapi: ``docsAsset``); 404 for any other name."""
     mimetype = ASSETS.get(asset)
     if mimetype is None:
-        raise ProblemError(404, "/problems/not-found", "Not found",
-                           f"There is no documentation asset {echo(asset)}; the assets are "
+        raise ProblemError(NOT_FOUND, f"There is no documentation asset {echo(asset)}; the assets are "
                            f"{', '.join(ASSETS)}.")
     response = Response(_read(asset), mimetype=mimetype)
     response.cache_control.public = True

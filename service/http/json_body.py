@@ -16,7 +16,6 @@ from werkzeug.http import parse_accept_header, parse_options_header
 from werkzeug.wrappers import Request
 
 from service.engine.text import echo
-from service.http.problems import ProblemError, validation_problem
 from service.http.request_body import BodyFramingError, BodyTimeoutError, BodyTooLargeError, read_body
 from service.json_text import (
     SURROGATE_DETAIL,
@@ -25,13 +24,23 @@ from service.json_text import (
     read_json_text,
 )
 from service.languages import negotiate
+from service.problems import (
+    BODY_OVER_LIMIT,
+    MALFORMED_BODY,
+    MALFORMED_JSON,
+    PAYLOAD_TOO_LARGE,
+    REQUEST_TIMEOUT,
+    UNSUPPORTED_MEDIA_TYPE,
+    ProblemError,
+    validation_problem,
+)
 
 __all__ = ["accepted_language", "answer_headers", "body_bytes", "json_response", "json_text_response",
            "language_of", "parse_json", "query", "query_of", "read_json", "read_json_bytes"]
 
 
 def _malformed(detail: str) -> ProblemError:
-    return ProblemError(400, "/problems/malformed-json", "Malformed JSON", detail, [{"pointer": "", "detail": detail}])
+    return ProblemError(MALFORMED_JSON, detail, [{"pointer": "", "detail": detail}])
 
 
 def read_json() -> Any:
@@ -66,6 +75,24 @@ def body_bytes(environ: Mapping[str, Any], config: Mapping[str, Any]) -> bytes:
 
     :raises ProblemError: as :func:`read_json_bytes`.
     """
+    unsupported = _unsupported_media(environ)
+    if unsupported is not None:
+        raise ProblemError(UNSUPPORTED_MEDIA_TYPE, unsupported)
+    try:
+        raw = read_body(environ, config["MAX_CONTENT_LENGTH"], config["BODY_TIMEOUT"])
+    except BodyTooLargeError:
+        raise ProblemError(PAYLOAD_TOO_LARGE, BODY_OVER_LIMIT) from None
+    except BodyTimeoutError:
+        raise ProblemError(REQUEST_TIMEOUT, f"The request body did not arrive within {config['BODY_TIMEOUT']:g} s; "
+                           "the connection is closed.") from None
+    except BodyFramingError as exc:
+        raise ProblemError(MALFORMED_BODY, f"The request body cannot be read: {exc}.") from None
+    return raw
+
+
+def _unsupported_media(environ: Mapping[str, Any]) -> str | None:
+    """Why the body of the request of ``environ`` is not one this service reads (the detail
+    of its 415), or ``None``: not ``application/json``, not UTF-8, or encoded."""
     content_type = environ.get("CONTENT_TYPE", "")
     if content_type == "application/json":  # the common case, parsed as below would give
         mimetype, charset = content_type, "utf-8"
@@ -73,35 +100,19 @@ def body_bytes(environ: Mapping[str, Any], config: Mapping[str, Any]) -> bytes:
         mimetype, params = parse_options_header(content_type)
         mimetype, charset = mimetype.lower(), params.get("charset", "utf-8").lower()
     if mimetype != "application/json":
-        raise ProblemError(415, "/problems/unsupported-media-type", "Unsupported media type",
-                           f"The body must be application/json, got {mimetype or 'none'}.")
+        return f"The body must be application/json, got {mimetype or 'none'}."
     if charset not in ("utf-8", "utf8"):
-        raise ProblemError(415, "/problems/unsupported-media-type", "Unsupported media type",
-                           f"The body must be encoded as UTF-8, got charset={charset}.")
+        return f"The body must be encoded as UTF-8, got charset={charset}."
     transfer = environ.get("HTTP_TRANSFER_ENCODING", "")
     if transfer and transfer.strip().lower() != "chunked":
         codings = [c.strip().lower() for c in transfer.split(",") if c.strip()]
         if any(c != "chunked" for c in codings):
-            raise ProblemError(415, "/problems/unsupported-media-type", "Unsupported media type",
-                               f"Transfer-Encoding {echo(', '.join(codings))} is not accepted; send the body "
-                               "uncompressed (chunked framing alone is fine).")
+            return (f"Transfer-Encoding {echo(', '.join(codings))} is not accepted; send the body "
+                    "uncompressed (chunked framing alone is fine).")
     encoding = environ.get("HTTP_CONTENT_ENCODING", "identity").strip().lower()
     if encoding not in ("", "identity"):
-        raise ProblemError(415, "/problems/unsupported-media-type", "Unsupported media type",
-                           f"Content-Encoding {encoding} is not accepted; send the body uncompressed.")
-    try:
-        raw = read_body(environ, config["MAX_CONTENT_LENGTH"], config["BODY_TIMEOUT"])
-    except BodyTooLargeError:
-        raise ProblemError(413, "/problems/payload-too-large", "Payload too large",
-                           "The request body is over the 1 MiB limit.") from None
-    except BodyTimeoutError:
-        raise ProblemError(408, "/problems/request-timeout", "Request timeout",
-                           f"The request body did not arrive within {config['BODY_TIMEOUT']:g} s; "
-                           "the connection is closed.") from None
-    except BodyFramingError as exc:
-        raise ProblemError(400, "/problems/malformed-body", "Malformed body",
-                           f"The request body cannot be read: {exc}.") from None
-    return raw
+        return f"Content-Encoding {encoding} is not accepted; send the body uncompressed."
+    return None
 
 
 def parse_json(raw: bytes) -> Any:

@@ -11,9 +11,9 @@ from pathlib import Path
 from flask import Blueprint, Response, request
 
 from service.http.json_body import json_response
-from service.http.problems import ProblemError, validation_problem
 from service.http.runtime import runtime
 from service.operations.scoring import unknown_parameter
+from service.problems import NOT_READY, ProblemError, validation_problem
 from service.profiles import openapi_with_profiles
 
 __all__ = ["OPENAPI_FILE", "QUERY_IGNORED", "READ_PARAMETERS", "ops", "reject_query_on_reads"]
@@ -56,9 +56,9 @@ def readiness() -> Response:
     """Readiness: 200 once the tables are built, 503 while draining (openapi: ``readiness``)."""
     state = runtime().state
     if state.draining:
-        raise ProblemError(503, "/problems/not-ready", "Not ready", "The server is draining after SIGTERM.")
+        raise ProblemError(NOT_READY, "The server is draining after SIGTERM.")
     if not state.ready:
-        raise ProblemError(503, "/problems/not-ready", "Not ready", "The server is still starting.")
+        raise ProblemError(NOT_READY, "The server is still starting.")
     return json_response({"status": "ready"})
 
 

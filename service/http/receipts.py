@@ -24,9 +24,9 @@ from flask import Blueprint, Response
 
 from service.errors import InvalidRequestError
 from service.http.json_body import json_response
-from service.http.problems import ProblemError
 from service.http.runtime import Runtime, runtime
 from service.operations import Answer, Query
+from service.problems import RECEIPTS_NOT_CONFIGURED, ProblemError
 from service.profiles import ProfileRegistry
 from service.receipts import (
     RECEIPT_OPERATIONS,
@@ -43,9 +43,8 @@ receipts = Blueprint("receipts", __name__)
 
 _log = logging.getLogger("service.receipts")
 
-#: The problem of ``receipt=true`` on a server without a signing key.
-NOT_CONFIGURED = ("/problems/receipts-not-configured", "Receipts not configured",
-                  "This server has no receipt signing key (GNAU_RECEIPT_KEY_FILE): ask without receipt=true, "
+#: The detail of the problem of ``receipt=true`` on a server without a signing key.
+NOT_CONFIGURED = ("This server has no receipt signing key (GNAU_RECEIPT_KEY_FILE): ask without receipt=true, "
                   "or ask its operator to configure one.")
 
 
@@ -125,7 +124,7 @@ def answer_with_receipt(operation: Callable[[Any, Query, ProfileRegistry], Answe
     if not wanted:
         return answer, None
     if rt.receipts.signing is None:
-        raise ProblemError(503, *NOT_CONFIGURED)
+        raise ProblemError(RECEIPTS_NOT_CONFIGURED, NOT_CONFIGURED)
     return answer, _sign(rt.receipts, operation_id, body, answer)
 
 

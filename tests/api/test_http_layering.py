@@ -37,7 +37,8 @@ def test_only_the_http_package_imports_the_web_framework() -> None:
     assert {k: v for k, v in offenders.items() if v} == {}
 
 
-@pytest.mark.parametrize("module", ["service.operations", "service.cli", "service.errors", "service.profiles"])
+@pytest.mark.parametrize("module", ["service.operations", "service.cli", "service.errors", "service.profiles",
+                                    "service.problems", "service.gunicorn_probes"])
 def test_loads_without_the_web_framework(module: str) -> None:
     code = f"import sys, {module}; print(sorted(m for m in sys.modules if m.split('.')[0] in {WEB!r}))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
