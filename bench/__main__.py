@@ -4,7 +4,7 @@ Runs :mod:`bench.engine`, :mod:`bench.http` and :mod:`bench.curves` (which draws
 ``docs/cost-curves.png``), prints one Markdown table with the machine it ran on, and writes
 the same as the page ``docs/performance.md``, the one place the table lives (``--no-write``
 to skip; tests/test_docs.py checks the page is exactly what :func:`section` writes). Takes
-about three minutes.
+about six minutes on a quiet two-core machine (every HTTP comparison is 9 rounds of 1 s runs).
 """
 
 from __future__ import annotations
@@ -141,12 +141,14 @@ How it is measured:
   category with numpy.
 - **Noise.** The machines these figures come from are shared: the same 10,000-hand batch,
   run in process and through a worker in alternation, took 26-30 ms in some seconds and
-  37-45 ms in others, on both paths alike. A row near its goal can pass in one run and
-  miss in the next; compare rows within one run, and runs by their spread. The latency
-  rows also pay for waking an idle CPU (a virtual machine whose idle CPUs halt): the
-  echo's WSGI call, timed in process, takes about 0.11 ms back to back and 0.67 ms
-  after 5 ms idle, so most of a half-load p50 and p99, service and floor alike, is
-  wake-up rather than work.
+  37-45 ms in others, on both paths alike. That is why every comparison is made of short
+  rounds, each ratio taken between two runs next to each other, and the median of the
+  rounds kept: the range beside each ratio shows how far single rounds strayed. A row near
+  its goal can still pass in one run and miss in the next; compare rows within one run,
+  and runs by their spread. The latency rows also pay for waking an idle CPU (a virtual
+  machine whose idle CPUs halt): a small Flask app's WSGI call, timed in process, took
+  about 0.11 ms back to back and 0.67 ms after 5 ms idle, so most of a half-load p50 and
+  p99, service and floor alike, is wake-up rather than work.
 """
 
 
