@@ -14,8 +14,18 @@ its WSGI call. This module splits that call, in process and back to back:
    than C code, so the split is an estimate; the total is measured.
 
 The metrics are written as under gunicorn (prometheus_client's multiprocess mode, files in
-a temporary folder), so their cost is the real one. Nothing here is a goal: it is the cost
-breakdown a missed floor ratio is explained with.
+a temporary folder), so their cost is the real one.
+
+``--live`` measures inside the workers instead: it serves the service and the echo, each
+wrapped in :class:`Timed` (``GNAU_WSGI_APP=bench.phases:timed_service`` and
+``bench.phases:timed_echo``, the same gunicorn configuration; the wrapper hands every
+attribute through, so the configuration's hooks find the service's runtime as before), runs
+wrk on each in turn, and splits a worker's CPU per request (the kernel's scheduler
+statistics, all threads) into the WSGI call (the CPU time of the worker's thread while the
+app ran, counted by the wrapper) and everything else: gunicorn's parsing of the request
+head, the worker's loop, writing the answer and the access log line.
+
+Nothing here is a goal: it is the cost breakdown a missed floor ratio is explained with.
 
 >>> from bench.phases import module_of
 >>> module_of(("/x/service/http/middleware.py", 50, "__call__"), "/x/")
@@ -30,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import json
 import os
 import pstats
 import re
@@ -40,11 +51,17 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from bench.common import ROOT
 
-__all__ = ["Breakdown", "breakdown", "module_of", "wsgi_call"]
+__all__ = ["PHASES_DIR", "Breakdown", "Timed", "breakdown", "live", "module_of", "wsgi_call"]
+
+#: The environment variable naming the folder where :class:`Timed` writes its totals.
+PHASES_DIR = "BENCH_PHASES_DIR"
+#: Seconds between two writes of a worker's totals.
+DUMP_EVERY = 0.1
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -159,12 +176,152 @@ def breakdown(name: str, app: WSGIApp, path: str, body: bytes, repeat: int = 200
     return Breakdown(name, statistics.median(times), {m: t / total for m, t in by_module.items()})
 
 
+class Timed:
+    """A WSGI app that counts, per worker process, its calls and the CPU time of the
+    calling thread while they ran (``time.thread_time_ns``), and writes the totals to
+    ``$BENCH_PHASES_DIR/<pid>.json`` every :data:`DUMP_EVERY` seconds from a greenlet of the
+    worker (and when asked: :meth:`dump`).
+    Any other attribute is the wrapped app's.
+
+    >>> import io, json, os, tempfile
+    >>> from bench.echo_app import app
+    >>> folder = tempfile.mkdtemp()
+    >>> timed = Timed(lambda: app, folder)
+    >>> environ = {"CONTENT_LENGTH": "2", "wsgi.input": io.BytesIO(b"{}")}
+    >>> timed(environ, lambda status, headers: None)
+    [b'{}']
+    >>> timed.dump()
+    >>> json.loads(open(os.path.join(folder, f"{os.getpid()}.json")).read())["calls"]
+    1
+    """
+
+    def __init__(self, load: Callable[[], WSGIApp], folder: str | None = None) -> None:
+        self._load = load
+        self._app: WSGIApp | None = None
+        self.folder = folder if folder is not None else os.environ.get(PHASES_DIR, "")
+        self.calls = 0
+        self.cpu_ns = 0
+
+    @property
+    def app(self) -> WSGIApp:
+        """The wrapped app, loaded on first use."""
+        if self._app is None:
+            self._app = self._load()
+        return self._app
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.app, name)
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        """Serve the request through the wrapped app, counting the call's CPU time."""
+        app = self.app
+        started = time.thread_time_ns()
+        answer = app(environ, start_response)
+        self.cpu_ns += time.thread_time_ns() - started
+        self.calls += 1
+        if self.calls == 1 and self.folder:
+            import gevent
+
+            gevent.spawn(self._dump_every, DUMP_EVERY)
+        return answer
+
+    def _dump_every(self, seconds: float) -> None:
+        import gevent
+
+        while True:
+            self.dump()
+            gevent.sleep(seconds)
+
+    def dump(self) -> None:
+        """Write this process's totals (nothing without a folder)."""
+        if self.folder:
+            path = os.path.join(self.folder, f"{os.getpid()}.json")
+            with open(path + ".tmp", "w") as f:
+                json.dump({"calls": self.calls, "cpu_ns": self.cpu_ns}, f)
+            os.replace(path + ".tmp", path)
+
+
+def _service() -> WSGIApp:
+    from service.http.wsgi import app
+
+    return app
+
+
+def _echo() -> WSGIApp:
+    from bench.echo_app import app
+
+    return app
+
+
+_TIMED: dict[str, Callable[[], WSGIApp]] = {"timed_service": _service, "timed_echo": _echo}
+
+
+def __getattr__(name: str) -> Timed:
+    """``timed_service`` and ``timed_echo``: made when gunicorn asks for them (the echo's
+    server never imports the service)."""
+    if name in _TIMED:
+        timed = Timed(_TIMED[name])
+        globals()[name] = timed
+        return timed
+    raise AttributeError(name)
+
+
+def _totals(folder: str) -> tuple[int, int]:
+    calls = cpu = 0
+    for entry in os.scandir(folder):
+        if entry.name.endswith(".json"):
+            with open(entry.path) as f:
+                data = json.load(f)
+            calls, cpu = calls + data["calls"], cpu + data["cpu_ns"]
+    return calls, cpu
+
+
+def live(seconds: float = 5.0, connections: int = 16) -> list[str]:
+    """Serve the service and the echo wrapped in :class:`Timed`, load each with wrk
+    (``POST /v1/evaluations``, ``POST /v1/deals``, ``POST /echo``), and return the split of
+    a worker's CPU per request, one line per request."""
+    from bench.harness import Server
+    from bench.http import DEAL, ECHO, EVALUATION, gunicorn
+    from bench.load import Driver, check, ensure_wrk
+
+    out = []
+    with tempfile.TemporaryDirectory(prefix="gnau-phases-") as tmp:
+        work = os.path.join(tmp, "work")
+        os.makedirs(work)
+        driver = Driver(ensure_wrk(), Path(work))
+        for name, app, probe, requests in (("echo", "timed_echo", ECHO, [ECHO]),
+                                           ("service", "timed_service", EVALUATION, [EVALUATION, DEAL])):
+            folder = os.path.join(tmp, name)
+            os.makedirs(folder)
+            server: Server
+            with gunicorn(name, probe, Path(work), GNAU_WSGI_APP=f"bench.phases:{app}", **{PHASES_DIR: folder}) \
+                    as server:
+                for path, body in requests:
+                    check(driver.run(server, path, body, 1, connections), name)  # warm up
+                    time.sleep(3 * DUMP_EVERY)
+                    before = _totals(folder)
+                    load = check(driver.run(server, path, body, seconds, connections), name)
+                    time.sleep(3 * DUMP_EVERY)
+                    after = _totals(folder)
+                    calls, cpu_ns = after[0] - before[0], after[1] - before[1]
+                    inside = cpu_ns / calls / 1e3 if calls else float("nan")
+                    out.append(f"POST {path}: {load.rps:,.0f} requests/s; workers' CPU {load.cpu_us:.0f} µs a "
+                               f"request = WSGI call {inside:.0f} µs + outside it {load.cpu_us - inside:.0f} µs "
+                               f"({calls:,} calls counted of {load.requests:,} requests)")
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     """Print the breakdown of an evaluation and a deal against the echo's."""
     parser = argparse.ArgumentParser(prog="python -m bench.phases", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=2000, help="calls timed, and as many profiled (default %(default)s)")
+    parser.add_argument("--live", action="store_true", help="measure inside gunicorn workers instead (wrk)")
+    parser.add_argument("--seconds", type=float, default=5.0, help="--live: length of each run (default %(default)s)")
     args = parser.parse_args(argv)
+    if args.live:
+        print("\n".join(live(args.seconds)))
+        return
     with tempfile.TemporaryDirectory(prefix="gnau-phases-") as metrics:
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics  # before prometheus_client is imported
         import gc
