@@ -125,11 +125,12 @@ How it is measured:
   (writes to the shared metric files), the request id and the headers every answer
   carries; gunicorn then writes more headers than for the echo. `python -m bench.phases`
   times each of these in process, back to back, for an evaluation and a deal against the
-  echo's WSGI call, and prints the cost per request by module; `python -m bench.phases
-  --live` serves the service and the echo with their WSGI calls timed inside the workers
-  and splits a worker's CPU per request into the WSGI call and everything outside it
-  (gunicorn's parsing, the worker's loop, the answer's writes, the access log line), which
-  is about the same on both sides. A deal of one deck and 10 hands computes in about 17 µs (7 HMAC
+  echo's WSGI call, and prints the cost per request by module. The "cost per request in
+  the workers" rows serve the echo and the service again, on servers of their own, with
+  every WSGI call timed inside the workers (the CPU time of the worker's thread while the
+  app ran), and split a worker's CPU per request into the WSGI call and everything outside
+  it (gunicorn's parsing, the worker's loop, the answer's writes, the access log line),
+  which is about the same on both sides. A deal of one deck and 10 hands computes in about 17 µs (7 HMAC
   blocks from one keyed HMAC, copied per block; 51 swaps). A worker yields to its event
   loop only when the loop has not polled for 5 ms (`service/gunicorn_worker.py`): yielding
   before every request cost 25-40 µs of CPU a request under this load. A batch is read in

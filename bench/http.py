@@ -51,6 +51,10 @@ goals. The rows:
   connections and tool (goal ≥ 0.8× the echo), and the 10-player settlement with
   ``receipt=true`` against the same settlement without it, 4 connections each (goal ≥ 0.5×
   the plain settlement);
+* **cost per request in the workers** (no goal): the echo, an evaluation and a deal, each
+  served by servers of their own with the app wrapped in :class:`bench.phases.Timed`, their
+  workers' CPU per request split into the WSGI call and everything outside it (what a
+  missed floor ratio is explained with; ``python -m bench.phases`` splits the call further);
 * **health under batches**: ``GET /healthz`` on a fresh connection every 0.1 s from another
   thread, on the API port and on the master's probe port, while one client (wrk, 16
   keep-alive connections) loops 10,000-hand batches; the median of three runs' p99 (goal
@@ -588,6 +592,20 @@ def _batch_rows(driver: Driver, workdir: Path, pairs: int, seconds: float) -> li
     return rows
 
 
+def _breakdown_rows(driver: Driver, workdir: Path, seconds: float, connections: int) -> list[Row]:
+    """What a request costs a worker, inside its WSGI call and outside it, for the echo, an
+    evaluation and a deal (:func:`bench.phases.live_costs`: servers of their own, the app
+    wrapped in a timer, so no goal row is measured on them)."""
+    from bench.phases import live_costs
+
+    log("cost per request inside the workers (timed WSGI calls)")
+    costs = live_costs(driver, workdir, seconds, connections)
+    return [Row("HTTP", f"cost per request in the workers, {what} ({'bare echo' if what == 'POST /echo' else 'service'}"
+                f", timed WSGI calls, {connections} conn., {seconds:g} s): WSGI call + everything outside it",
+                f"{load.inside_us:.0f} µs + {load.cpu_us - load.inside_us:.0f} µs = {load.cpu_us:.0f} µs "
+                f"({rate(load.rps, 1, 'requests')})") for what, load in costs]
+
+
 def _balance_rows(driver: Driver, balance: list[tuple[int, float]], workers: int) -> list[Row]:
     """The balance runs' rows, and how many load runs of all had one worker over the goal."""
     rows = [Row("HTTP", f"balance: busiest worker's share of `POST /v1/evaluations` with {n} "
@@ -620,11 +638,13 @@ def run(pairs: int = PAIRS, seconds: float = 1.0, connections: int = 16, only: s
             with _app_and_echo(workdir, "app", EVALUATION) as (app, echo):
                 for server, (path, body) in ((echo, ECHO), (app, EVALUATION)):
                     check(driver.run(server, path, body, 2, connections), server.name)
-                return _floor_rows(driver, app, echo, pairs, seconds, connections)[0]
+                rows = _floor_rows(driver, app, echo, pairs, seconds, connections)[0]
+            return rows + _breakdown_rows(driver, workdir, 3 * seconds, connections)
         rows, balance, workers = _service_rows(driver, workdir, pairs, seconds, connections)
         rows += _banker_rows(driver, workdir, pairs, seconds, connections)
         rows += _batch_rows(driver, workdir, pairs, seconds)
         rows += _trust_rows(driver, workdir, pairs, seconds, connections)
+        rows += _breakdown_rows(driver, workdir, 3 * seconds, connections)
         log("memory after the built-in analyses")
         rows.append(analysis_memory(workdir))
         rows += _balance_rows(driver, balance, workers)

@@ -66,6 +66,8 @@ class Load:
     #: CPU time the server's workers took in the run (all their threads), in seconds; 0
     #: when unknown.
     worker_cpu: float = 0.0
+    #: CPU time of a WSGI call inside the workers, µs (:mod:`bench.phases`); 0 when not measured.
+    inside_us: float = 0.0
 
     @property
     def cpu_us(self) -> float:

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import dataclasses
 import json
 import os
 import pstats
@@ -55,8 +56,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import ROOT
+from bench.load import Load
 
-__all__ = ["PHASES_DIR", "Breakdown", "Timed", "breakdown", "live", "module_of", "wsgi_call"]
+__all__ = ["PHASES_DIR", "Breakdown", "Timed", "breakdown", "live", "live_costs", "module_of", "wsgi_call"]
 
 #: The environment variable naming the folder where :class:`Timed` writes its totals.
 PHASES_DIR = "BENCH_PHASES_DIR"
@@ -276,39 +278,41 @@ def _totals(folder: str) -> tuple[int, int]:
     return calls, cpu
 
 
-def live(seconds: float = 5.0, connections: int = 16) -> list[str]:
-    """Serve the service and the echo wrapped in :class:`Timed`, load each with wrk
-    (``POST /v1/evaluations``, ``POST /v1/deals``, ``POST /echo``), and return the split of
-    a worker's CPU per request, one line per request."""
-    from bench.harness import Server
+def live_costs(driver: Any, workdir: Path, seconds: float = 5.0, connections: int = 16) -> list[tuple[str, Load]]:
+    """Serve the echo and the service wrapped in :class:`Timed`, load each with ``driver``
+    (``POST /echo``; ``POST /v1/evaluations``, ``POST /v1/deals``), and return each
+    request's run, its ``inside`` set to the WSGI call's CPU per call (µs)."""
     from bench.http import DEAL, ECHO, EVALUATION, gunicorn
-    from bench.load import Driver, check, ensure_wrk
+    from bench.load import check
 
-    out = []
-    with tempfile.TemporaryDirectory(prefix="gnau-phases-") as tmp:
-        work = os.path.join(tmp, "work")
-        os.makedirs(work)
-        driver = Driver(ensure_wrk(), Path(work))
-        for name, app, probe, requests in (("echo", "timed_echo", ECHO, [ECHO]),
-                                           ("service", "timed_service", EVALUATION, [EVALUATION, DEAL])):
-            folder = os.path.join(tmp, name)
-            os.makedirs(folder)
-            server: Server
-            with gunicorn(name, probe, Path(work), GNAU_WSGI_APP=f"bench.phases:{app}", **{PHASES_DIR: folder}) \
-                    as server:
-                for path, body in requests:
-                    check(driver.run(server, path, body, 1, connections), name)  # warm up
-                    time.sleep(3 * DUMP_EVERY)
-                    before = _totals(folder)
-                    load = check(driver.run(server, path, body, seconds, connections), name)
-                    time.sleep(3 * DUMP_EVERY)
-                    after = _totals(folder)
-                    calls, cpu_ns = after[0] - before[0], after[1] - before[1]
-                    inside = cpu_ns / calls / 1e3 if calls else float("nan")
-                    out.append(f"POST {path}: {load.rps:,.0f} requests/s; workers' CPU {load.cpu_us:.0f} µs a "
-                               f"request = WSGI call {inside:.0f} µs + outside it {load.cpu_us - inside:.0f} µs "
-                               f"({calls:,} calls counted of {load.requests:,} requests)")
+    out: list[tuple[str, Load]] = []
+    for name, app, probe, requests in (("timed-echo", "timed_echo", ECHO, [ECHO]),
+                                       ("timed-service", "timed_service", EVALUATION, [EVALUATION, DEAL])):
+        folder = workdir / f"{name}-calls"
+        folder.mkdir(parents=True, exist_ok=True)
+        with gunicorn(name, probe, workdir, GNAU_WSGI_APP=f"bench.phases:{app}", **{PHASES_DIR: str(folder)}) \
+                as server:
+            for path, body in requests:
+                check(driver.run(server, path, body, 1, connections), name)  # warm up
+                time.sleep(3 * DUMP_EVERY)
+                before = _totals(str(folder))
+                load = check(driver.run(server, path, body, seconds, connections), name)
+                time.sleep(3 * DUMP_EVERY)
+                after = _totals(str(folder))
+                calls, cpu_ns = after[0] - before[0], after[1] - before[1]
+                inside = cpu_ns / calls / 1e3 if calls else float("nan")
+                out.append((f"POST {path}", dataclasses.replace(load, inside_us=inside)))
     return out
+
+
+def live(seconds: float = 5.0, connections: int = 16) -> list[str]:
+    """:func:`live_costs` with wrk, as text lines."""
+    from bench.load import Driver, ensure_wrk
+
+    with tempfile.TemporaryDirectory(prefix="gnau-phases-") as tmp:
+        costs = live_costs(Driver(ensure_wrk(), Path(tmp)), Path(tmp), seconds, connections)
+    return [f"{what}: {load.rps:,.0f} requests/s; workers' CPU {load.cpu_us:.0f} µs a request = WSGI call "
+            f"{load.inside_us:.0f} µs + outside it {load.cpu_us - load.inside_us:.0f} µs" for what, load in costs]
 
 
 def main(argv: list[str] | None = None) -> None:
