@@ -64,8 +64,8 @@ The load tool is wrk (Debian package ``wrk``; installed with apt-get when missin
 allowed). Without wrk a small Python client (threads, keep-alive ``http.client``) stands in
 and the table says so; it competes with the servers for the CPU and reads lower.
 
-Run alone with ``python -m bench.http`` (``--only floor`` runs the floor and half-load rows
-alone, ``--only batch`` the batch rows).
+Run alone with ``python -m bench.http`` (``--only floor``, ``scoring``, ``batch``, ``trust`` or
+``banker`` runs one group of rows alone). Every comparison logs its rounds' ratios on stderr.
 """
 
 from __future__ import annotations
@@ -280,7 +280,10 @@ def _compare(driver: Driver, reference: tuple[Server, Request, int], subject: tu
     requests/s as :class:`~bench.common.Pairs` (subject over reference), and the runs."""
     ref_loads, sub_loads = alternate([_runs(driver, reference[0], reference[1], seconds, reference[2]),
                                       _runs(driver, subject[0], subject[1], seconds, subject[2])], pairs)
-    return Pairs(_rps(sub_loads), _rps(ref_loads)), ref_loads, sub_loads
+    found = Pairs(_rps(sub_loads), _rps(ref_loads))
+    log(f"{subject[1][0]} / {reference[1][0]}: rounds " + ", ".join(f"{r:.2f}" for r in found.ratios)
+        + f"; {found.ratio_text()}")
+    return found, ref_loads, sub_loads
 
 
 def _half_load(driver: Driver, app: Server, echo: Server, app_max: float, pairs: int, seconds: float,
@@ -618,7 +621,7 @@ def _balance_rows(driver: Driver, balance: list[tuple[int, float]], workers: int
 
 
 #: What ``--only`` may select: every row, or one group of rows alone.
-SUBSETS = ("all", "floor", "batch", "trust", "banker")
+SUBSETS = ("all", "floor", "scoring", "batch", "trust", "banker")
 
 
 def run(pairs: int = PAIRS, seconds: float = 1.0, connections: int = 16, only: str = "all") -> list[Row]:
@@ -634,6 +637,9 @@ def run(pairs: int = PAIRS, seconds: float = 1.0, connections: int = 16, only: s
             return _banker_rows(driver, workdir, pairs, seconds, connections)
         if only == "batch":
             return _batch_rows(driver, workdir, pairs, seconds)
+        if only == "scoring":
+            with gunicorn("app", EVALUATION, workdir) as app:
+                return _settle_and_rank(driver, app, pairs, seconds, connections)
         if only == "floor":
             with _app_and_echo(workdir, "app", EVALUATION) as (app, echo):
                 for server, (path, body) in ((echo, ECHO), (app, EVALUATION)):
@@ -659,8 +665,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=1.0, help="length of one run of a round (default %(default)s)")
     parser.add_argument("--connections", type=int, default=16, help="wrk connections (default %(default)s)")
     parser.add_argument("--only", choices=SUBSETS, default="all",
-                        help="floor: the echo floor and half-load rows; batch: the batch rows; trust: the deal "
-                             "and receipt rows; banker: the round forms' rows (default %(default)s)")
+                        help="floor: the echo floor, half-load and cost rows; scoring: the settlement and "
+                             "ranking rows; batch: the batch rows; trust: the deal and receipt rows; banker: the "
+                             "round forms' rows (default %(default)s)")
     args = parser.parse_args()
     print(markdown_table(run(args.pairs, args.seconds, args.connections, args.only)))
 

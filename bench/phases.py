@@ -182,25 +182,25 @@ class Timed:
     """A WSGI app that counts, per worker process, its calls and the CPU time of the
     calling thread while they ran (``time.thread_time_ns``), and writes the totals to
     ``$BENCH_PHASES_DIR/<pid>.json`` every :data:`DUMP_EVERY` seconds from a greenlet of the
-    worker (and when asked: :meth:`dump`).
+    worker (given a ``folder``, only when asked: :meth:`dump`).
     Any other attribute is the wrapped app's.
 
     >>> import io, json, os, tempfile
     >>> from bench.echo_app import app
-    >>> folder = tempfile.mkdtemp()
-    >>> timed = Timed(lambda: app, folder)
-    >>> environ = {"CONTENT_LENGTH": "2", "wsgi.input": io.BytesIO(b"{}")}
-    >>> timed(environ, lambda status, headers: None)
-    [b'{}']
-    >>> timed.dump()
-    >>> json.loads(open(os.path.join(folder, f"{os.getpid()}.json")).read())["calls"]
-    1
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     timed = Timed(lambda: app, folder)
+    ...     answer = timed({"CONTENT_LENGTH": "2", "wsgi.input": io.BytesIO(b"{}")}, lambda status, headers: None)
+    ...     timed.dump()
+    ...     answer, json.loads(Path(folder, f"{os.getpid()}.json").read_text())["calls"]
+    ([b'{}'], 1)
     """
 
     def __init__(self, load: Callable[[], WSGIApp], folder: str | None = None) -> None:
         self._load = load
         self._app: WSGIApp | None = None
         self.folder = folder if folder is not None else os.environ.get(PHASES_DIR, "")
+        #: Under gunicorn (the folder from the environment), a greenlet writes the totals.
+        self.periodic = folder is None and bool(self.folder)
         self.calls = 0
         self.cpu_ns = 0
 
@@ -221,7 +221,7 @@ class Timed:
         answer = app(environ, start_response)
         self.cpu_ns += time.thread_time_ns() - started
         self.calls += 1
-        if self.calls == 1 and self.folder:
+        if self.calls == 1 and self.periodic:
             import gevent
 
             gevent.spawn(self._dump_every, DUMP_EVERY)
