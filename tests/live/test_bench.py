@@ -359,3 +359,22 @@ def test_phase_breakdown_splits_a_wsgi_call_by_module() -> None:
     assert abs(sum(found.shares.values()) - 1) < 1e-9
     assert "bench.echo_app" in found.shares
     assert found.lines()[0].startswith("echo: ")
+
+
+@pytest.mark.slow
+def test_timed_wsgi_calls_inside_the_workers(tmp_path: Path) -> None:
+    """The breakdown rows' servers: the wrapped service is still the service to the
+    configuration's hooks (warmed before forking), every request's WSGI call is counted
+    inside the workers, and the split adds up to the workers' CPU per request."""
+    driver = load.Driver(load.ensure_wrk(), tmp_path)
+    costs = bench.phases.live_costs(driver, tmp_path, seconds=1.0, connections=4)
+    assert [what for what, _ in costs] == ["POST /echo", "POST /v1/evaluations", "POST /v1/deals"]
+    for what, run in costs:
+        assert run.requests > 0, what
+        assert 0 < run.inside_us < run.cpu_us, what
+    service_log = " ".join(str(r.get("message")) for r in bench.harness.read_json_lines(
+        tmp_path / "timed-service" / "stderr.log"))
+    assert "warmed" in service_log
+    echo_log = " ".join(str(r.get("message")) for r in bench.harness.read_json_lines(
+        tmp_path / "timed-echo" / "stderr.log"))
+    assert "warmed" not in echo_log
