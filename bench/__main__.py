@@ -4,7 +4,7 @@ Runs :mod:`bench.engine`, :mod:`bench.http` and :mod:`bench.curves` (which draws
 ``docs/cost-curves.png``), prints one Markdown table with the machine it ran on, and writes
 the same as the page ``docs/performance.md``, the one place the table lives (``--no-write``
 to skip; tests/test_docs.py checks the page is exactly what :func:`section` writes). Takes
-about six minutes on a quiet two-core machine (every HTTP comparison is 9 rounds of 1 s runs).
+about eight minutes on a quiet two-core machine (every HTTP comparison is 9 rounds of 1 s runs).
 """
 
 from __future__ import annotations
@@ -148,7 +148,18 @@ How it is measured:
   rounds, each ratio taken between two runs next to each other, and the median of the
   rounds kept: the range beside each ratio shows how far single rounds strayed. A row near
   its goal can still pass in one run and miss in the next; compare rows within one run,
-  and runs by their spread. The latency rows also pay for waking an idle CPU (a virtual
+  and runs by their spread. A ratio of two different kinds of work also moves with the
+  machine's state itself: 1,000-hand rankings against 1,000-hand batches read about 0.99×
+  while other processes kept both CPUs busy, and lower on a quieter machine, because the
+  reference moves more than the figure: timed in process in alternating 1 s rounds on
+  the same hands, the batch's rate varied twice as much as the ranking's (±13 % against
+  ±7 %), and the rounds' ratio followed the batch's rate (correlation -0.89), not the
+  ranking's. The collector (paused: no collection during either request), page faults
+  (under one a request) and the CPU clock the virtual machine shows (fixed) did not
+  vary with it. With
+  2 connections on 2 workers, about one run in ten had both connections on one worker
+  when the machine was busy; the median of the rounds absorbs such a round.
+  The latency rows also pay for waking an idle CPU (a virtual
   machine whose idle CPUs halt): a small Flask app's WSGI call, timed in process, took
   about 0.11 ms back to back and 0.67 ms after 5 ms idle, so most of a half-load p50 and
   p99, service and floor alike, is wake-up rather than work.
