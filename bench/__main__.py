@@ -149,16 +149,18 @@ How it is measured:
   rounds kept: the range beside each ratio shows how far single rounds strayed. A row near
   its goal can still pass in one run and miss in the next; compare rows within one run,
   and runs by their spread. A ratio of two different kinds of work also moves with the
-  machine's state itself: 1,000-hand rankings against 1,000-hand batches read about 0.99×
-  while other processes kept both CPUs busy, and lower on a quieter machine, because the
-  reference moves more than the figure: timed in process in alternating 1 s rounds on
-  the same hands, the batch's rate varied twice as much as the ranking's (±13 % against
-  ±7 %), and the rounds' ratio followed the batch's rate (correlation -0.89), not the
-  ranking's. The collector (paused: no collection during either request), page faults
-  (under one a request) and the CPU clock the virtual machine shows (fixed) did not
-  vary with it. With
-  2 connections on 2 workers, about one run in ten had both connections on one worker
-  when the machine was busy; the median of the rounds absorbs such a round.
+  machine's state itself, even in process: 1,000-hand rankings against 1,000-hand batches
+  read 0.83 to 0.99 from one set of 9 rounds to the next on a busy machine (through
+  the workers), and 0.75 to 0.85 timed in process on the same hands. The workers' CPU per
+  request moved the same way as the throughput (their ratio 0.87 where the throughput's
+  was 0.86), and the reference moved more than the figure: in process, the batch's rate
+  varied twice as much as the ranking's (±13 % against ±7 %), and the rounds' ratio
+  followed the batch's rate (correlation -0.89), not the ranking's. The collector
+  (paused: no collection during either request), page faults (under one a request), the
+  order of the two runs in a round and the CPU clock the virtual machine shows (fixed)
+  did not vary with it. With 2 connections on 2 workers, about one run in ten had both
+  connections on one worker when the machine was busy; the median of the rounds absorbs
+  such a round.
   The latency rows also pay for waking an idle CPU (a virtual
   machine whose idle CPUs halt): a small Flask app's WSGI call, timed in process, took
   about 0.11 ms back to back and 0.67 ms after 5 ms idle, so most of a half-load p50 and
