@@ -68,19 +68,23 @@ def median(values: Sequence[float]) -> float:
     return float(statistics.median(values))
 
 
-def alternate(measures: Sequence[Callable[[], T]], rounds: int = PAIRS) -> list[list[T]]:
+def alternate(measures: Sequence[Callable[[], T]], rounds: int = PAIRS, start: int = 0) -> list[list[T]]:
     """Run every measure once per round, ``rounds`` times; each round starts one measure
     further on (two measures: AB, BA, AB...), so that neither is always the one that runs
-    first after a pause. Returns one list of results per measure, in round order.
+    first after a pause; the first round starts at measure ``start`` (modulo their count).
+    Returns one list of results per measure, in round order.
 
     >>> seen = []
     >>> alternate([lambda: seen.append("a") or 1, lambda: seen.append("b") or 2], 3)
     [[1, 1, 1], [2, 2, 2]]
     >>> "".join(seen)
     'abbaab'
+    >>> _ = alternate([lambda: seen.append("c"), lambda: seen.append("d")], 1, start=1)
+    >>> seen[-2:]
+    ['d', 'c']
     """
     results: list[list[T]] = [[] for _ in measures]
-    for r in range(rounds):
+    for r in range(start, start + rounds):
         for k in range(len(measures)):
             i = (r + k) % len(measures)
             results[i].append(measures[i]())

@@ -484,8 +484,9 @@ def _banker_rows(driver: Driver, workdir: Path, pairs: int, seconds: float, conn
 
 
 def _trust_rows(driver: Driver, workdir: Path, pairs: int, seconds: float, connections: int) -> list[Row]:
-    """Deals against the bare echo, and a settlement with a receipt against one without,
-    the four alternating."""
+    """Deals against the bare echo, and a settlement with a receipt against one without:
+    each round runs the echo and the deal next to each other, then the two settlements,
+    each pair in the other order than the round before."""
     log("deals and receipts")
     key = workdir / "receipt-key.pem"
     make_development_key(key)  # a throwaway key: the signing cost is the same for any Ed25519 key
@@ -498,9 +499,21 @@ def _trust_rows(driver: Driver, workdir: Path, pairs: int, seconds: float, conne
         for server, (path, body), conn in ((echo, ECHO, connections), (app, DEAL, connections), (app, settle, 4),
                                            (app, signed, 4)):
             check(driver.run(server, path, body, 1, conn), server.name)
-        echo_loads, deal_loads, plain_loads, signed_loads = alternate([
-            _runs(driver, echo, ECHO, seconds, connections), _runs(driver, app, DEAL, seconds, connections),
-            _runs(driver, app, settle, seconds, 4), _runs(driver, app, signed, seconds, 4)], pairs)
+        # Each round: the echo and the deal next to each other, then the two settlements,
+        # each pair in the other order than the round before.
+        floor = [_runs(driver, echo, ECHO, seconds, connections), _runs(driver, app, DEAL, seconds, connections)]
+        receipt = [_runs(driver, app, settle, seconds, 4), _runs(driver, app, signed, seconds, 4)]
+        echo_loads: list[Load] = []
+        deal_loads: list[Load] = []
+        plain_loads: list[Load] = []
+        signed_loads: list[Load] = []
+        for i in range(pairs):
+            [[echo_run], [deal_run]] = alternate(floor, 1, start=i)
+            [[plain_run], [signed_run]] = alternate(receipt, 1, start=i)
+            echo_loads.append(echo_run)
+            deal_loads.append(deal_run)
+            plain_loads.append(plain_run)
+            signed_loads.append(signed_run)
         workers = app.workers
     deals = Pairs(_rps(deal_loads), _rps(echo_loads))
     receipts = Pairs(_rps(signed_loads), _rps(plain_loads))

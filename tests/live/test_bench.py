@@ -378,3 +378,32 @@ def test_timed_wsgi_calls_inside_the_workers(tmp_path: Path) -> None:
     echo_log = " ".join(str(r.get("message")) for r in bench.harness.read_json_lines(
         tmp_path / "timed-echo" / "stderr.log"))
     assert "warmed" not in echo_log
+
+
+def test_deal_rows_are_ratios_to_the_bare_echo_of_the_same_rounds(monkeypatch: pytest.MonkeyPatch,
+                                                                   tmp_path: Path) -> None:
+    @contextmanager
+    def servers(workdir: Path, name: str, probe: Any, **env: str) -> Iterator[tuple[_FakeServer, _FakeServer]]:
+        assert "GNAU_RECEIPT_KEY_FILE" in env
+        yield _FakeServer("trust"), _FakeServer("trust-echo")
+
+    monkeypatch.setattr(http, "_app_and_echo", servers)
+    monkeypatch.setattr(http, "_verify", lambda server, path, body, check: {"hands": [[]] * 10, "receipt": {}})
+    driver = _FakeDriver({
+        ("trust-echo", "/echo", False): [(1000.0, 0.0), (3000.0, 0.0), (2000.0, 0.0)],
+        ("trust", "/v1/deals", False): [(850.0, 0.0), (1500.0, 0.0), (1900.0, 0.0)],
+        ("trust", "/v1/settlements", False): [(100.0, 0.0)],
+        ("trust", "/v1/settlements?receipt=true", False): [(60.0, 0.0), (40.0, 0.0), (70.0, 0.0)],
+    })
+    rows = http._trust_rows(driver, tmp_path, 3, 2.0, 16)  # type: ignore[arg-type]
+    echo = [r for r, _ in driver.rounds(("trust-echo", "/echo", False), 2.0)]
+    deal = [r for r, _ in driver.rounds(("trust", "/v1/deals", False), 2.0)]
+    ratio = _median([d / e for d, e in zip(deal, echo, strict=True)])
+    assert ratio != _median(deal) / _median(echo)  # the figures are chosen to tell the two apart
+    found = _row(rows, "deal ratio: deals / bare echo")
+    assert (found.goal, found.met) == ("≥ 0.8", ratio >= 0.8)
+    assert found.result.startswith(f"{ratio:.2f} (median of 3 pairs;")
+    # Each round runs the echo and the deal next to each other, in alternating order.
+    order = [k[0] for k, s, _, _ in driver.log if s == 2.0 and k[1] in ("/echo", "/v1/deals")]
+    assert order == ["trust-echo", "trust", "trust", "trust-echo", "trust-echo", "trust"]
+    assert _row(rows, "receipt ratio").goal == "≥ 0.5"
