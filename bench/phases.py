@@ -212,6 +212,8 @@ class Timed:
         return self._app
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # not set yet (a copy being made): never the wrapped app's
+            raise AttributeError(name)
         return getattr(self.app, name)
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
