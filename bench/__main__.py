@@ -94,7 +94,7 @@ How it is measured:
   wrk2), so "p99 at half load" holds the rate with wrk's Lua `delay()`: a jittered pause
   before each request on each of the same 16 connections, calibrated against the achieved
   rate, which the table prints. The service is held at half its maximum and the echo at
-  the same rate, alternating, and the goal is the ratio of their p99s. The batch rows send
+  the rate the service held, alternating, and the goal is the ratio of their p99s. The batch rows send
   10,000 random hands per request, one request at a time, to a server started with
   `GNAU_WORKERS=1` (request parsing, validation, evaluation and the 2 MB response
   included), in rounds with the in-process batch path on the same hands in the

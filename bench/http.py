@@ -20,7 +20,7 @@ goals. The rows:
   what a request costs a worker on each side; ``python -m bench.phases`` splits the
   service's share of it by phase;
 * **p99 at half load**: the service paced at half its maximum (the median of the floor
-  row's evaluation runs) and the echo paced at the same rate, alternating; the ratio of
+  row's evaluation runs) and the echo paced at the rate the service held, alternating; the ratio of
   their p99s (goal ≤ 1.5). wrk 4.1 has no ``-R`` (that is wrk2), so the rate is held by wrk's
   Lua ``delay()`` hook (a uniformly jittered pause before each request on each connection,
   so the connections do not fall into step and send in bursts), calibrated per server until
@@ -294,7 +294,10 @@ def _half_load(driver: Driver, app: Server, echo: Server, app_max: float, pairs:
     log("half-load latency runs (the echo at the service's rate)")
     target = app_max / 2
     app_delay = calibrate(driver, app, *EVALUATION, target, connections)
-    echo_delay = calibrate(driver, echo, *ECHO, target, connections)
+    # The echo is held at the rate the service holds with its delay (the same load), which
+    # may fall short of the target on a busy machine.
+    held = check(driver.run(app, *EVALUATION, 2, connections, delay_ms=app_delay), "half load").rps
+    echo_delay = calibrate(driver, echo, *ECHO, held, connections)
     echo_loads, app_loads = alternate([_runs(driver, echo, ECHO, seconds, connections, echo_delay),
                                        _runs(driver, app, EVALUATION, seconds, connections, app_delay)], pairs)
     p99 = Pairs(tuple(r.p99_ms for r in app_loads), tuple(r.p99_ms for r in echo_loads))
