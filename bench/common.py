@@ -15,11 +15,18 @@ import os
 import platform
 import statistics
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
-__all__ = ["ROOT", "Row", "machine", "markdown_table", "median", "rate"]
+__all__ = ["PAIRS", "ROOT", "Pairs", "Row", "alternate", "machine", "markdown_table", "median", "rate"]
+
+#: How many alternating pairs (or rounds) a comparison takes: the median of their ratios
+#: is the figure, and a neighbour's burst spoils one pair, not the comparison.
+PAIRS = 9
+
+T = TypeVar("T")
 
 #: The repository's root folder.
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,6 +66,78 @@ def median(values: Sequence[float]) -> float:
     3.0
     """
     return float(statistics.median(values))
+
+
+def alternate(measures: Sequence[Callable[[], T]], rounds: int = PAIRS, start: int = 0) -> list[list[T]]:
+    """Run every measure once per round, ``rounds`` times; each round starts one measure
+    further on (two measures: AB, BA, AB...), so that neither is always the one that runs
+    first after a pause; the first round starts at measure ``start`` (modulo their count).
+    Returns one list of results per measure, in round order.
+
+    >>> seen = []
+    >>> alternate([lambda: seen.append("a") or 1, lambda: seen.append("b") or 2], 3)
+    [[1, 1, 1], [2, 2, 2]]
+    >>> "".join(seen)
+    'abbaab'
+    >>> _ = alternate([lambda: seen.append("c"), lambda: seen.append("d")], 1, start=1)
+    >>> seen[-2:]
+    ['d', 'c']
+    """
+    results: list[list[T]] = [[] for _ in measures]
+    for r in range(start, start + rounds):
+        for k in range(len(measures)):
+            i = (r + k) % len(measures)
+            results[i].append(measures[i]())
+    return results
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """A figure and its reference, taken in alternating runs of one comparison: the
+    figure is the median of the per-round ratios (each from two runs next to each other).
+
+    :param subject: the figure's value in each round (requests/s, hands/s or ms).
+    :param reference: the reference's value in the same rounds.
+
+    >>> p = Pairs((9.0, 8.0, 12.0), (10.0, 10.0, 10.0))
+    >>> p.ratio, p.spread, p.subject_median, p.reference_median
+    (0.9, (0.8, 1.2), 9.0, 10.0)
+    >>> p.ratio_text()
+    '0.90 (median of 3 pairs; 0.80-1.20)'
+    """
+
+    subject: tuple[float, ...]
+    reference: tuple[float, ...]
+
+    @property
+    def ratios(self) -> list[float]:
+        """Each round's subject over its reference."""
+        return [s / r for s, r in zip(self.subject, self.reference, strict=True)]
+
+    @property
+    def ratio(self) -> float:
+        """The median of the per-round ratios."""
+        return median(self.ratios)
+
+    @property
+    def spread(self) -> tuple[float, float]:
+        """The lowest and highest per-round ratio."""
+        return min(self.ratios), max(self.ratios)
+
+    @property
+    def subject_median(self) -> float:
+        """The subject's median value."""
+        return median(self.subject)
+
+    @property
+    def reference_median(self) -> float:
+        """The reference's median value."""
+        return median(self.reference)
+
+    def ratio_text(self) -> str:
+        """The ratio with how it was taken and the range of the rounds' ratios."""
+        low, high = self.spread
+        return f"{self.ratio:.2f} (median of {len(self.subject)} pairs; {low:.2f}-{high:.2f})"
 
 
 def rate(count: float, seconds: float, unit: str = "") -> str:

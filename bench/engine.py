@@ -39,7 +39,7 @@ from bench.common import ROOT, Row, markdown_table, median, rate
 if TYPE_CHECKING:
     from service.engine.rules import Rules
 
-__all__ = ["all_hands", "run"]
+__all__ = ["all_hands", "batch_path", "run"]
 
 ALL_HANDS = 2_598_960
 SAMPLE = 50_000
@@ -62,7 +62,7 @@ def _median_of(runs: int, fn: Callable[[], object]) -> float:
     return median(times)
 
 
-def _batch_path(codes: list[list[int]], rules: Rules) -> None:
+def batch_path(codes: list[list[int]], rules: Rules) -> None:
     """What the batch view runs: the resolver and the batch writer, with the cyclic collector
     paused."""
     from service.engine.evaluate import resolved
@@ -149,7 +149,7 @@ def run(sample: int = SAMPLE, seed: int = SEED) -> list[Row]:
     reference = time.perf_counter() - started
     gc.freeze()
     scalar = _median_of(3, lambda: [evaluate(hand, rules) for hand in cards])
-    dicts = _median_of(3, lambda: _batch_path(codes, rules))
+    dicts = _median_of(3, lambda: batch_path(codes, rules))
 
     # Sanity (the tests prove it): the fast paths agree with the reference on the sample.
     scores, categories = evaluate_many(np.array(codes, dtype=np.int8), rules)

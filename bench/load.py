@@ -7,6 +7,7 @@ used. Only loopback servers of :mod:`bench.harness` are loaded, every run is bou
 
 from __future__ import annotations
 
+import dataclasses
 import http.client
 import json
 import os
@@ -22,7 +23,7 @@ from pathlib import Path
 from bench.harness import Server
 
 __all__ = ["BALANCE_GOAL", "PACED_CONNECTIONS", "Driver", "Load", "calibrate", "check", "ensure_wrk", "log",
-           "paced"]
+           "worker_cpu"]
 
 #: The most of a run's requests one worker may serve (balanced accepting).
 BALANCE_GOAL = 0.65
@@ -62,6 +63,16 @@ class Load:
     p50_ms: float
     p99_ms: float
     errors: int
+    #: CPU time the server's workers took in the run (all their threads), in seconds; 0
+    #: when unknown.
+    worker_cpu: float = 0.0
+    #: CPU time of a WSGI call inside the workers, µs (:mod:`bench.phases`); 0 when not measured.
+    inside_us: float = 0.0
+
+    @property
+    def cpu_us(self) -> float:
+        """The workers' CPU time per request, in µs (0 when unknown or no request)."""
+        return self.worker_cpu / self.requests * 1e6 if self.requests else 0.0
 
     @property
     def rps(self) -> float:
@@ -122,7 +133,15 @@ class Driver:
         names the worker of every request) is recorded for every run with at least as
         many connections as workers, and the table reports the largest.
         """
+        # The last run's client may have left with a request in flight: its connection is
+        # still open on the server (and counted by balanced accepting) until that is
+        # answered. Start once it is, and skip what came before.
+        server.quiet()
+        server.served_by()
+        pids = server.worker_pids()
+        before = worker_cpu(pids)
         load = self._run(server, path, body, seconds, connections, threads, delay_ms)
+        load = dataclasses.replace(load, worker_cpu=worker_cpu(pids) - before)
         shares = server.served_by()
         self.runs += 1
         if load.requests and not shares:
@@ -139,15 +158,11 @@ class Driver:
 
     def _run(self, server: Server, path: str, body: bytes, seconds: float, connections: int,
              threads: int, delay_ms: int) -> Load:
-        # The last run's client may have left with a request in flight: its connection is
-        # still open on the server (and counted by balanced accepting) until that is
-        # answered. Start once it is, and skip what came before.
-        server.quiet()
-        server.served_by()
         if self.wrk is None:
             return _python_load(server.port, path, body, seconds, connections, delay_ms)
         script = self._script(body, delay_ms)
-        command = [self.wrk, f"-t{threads}", f"-c{connections}", f"-d{seconds:g}s", "--timeout", "10s",
+        # wrk takes whole seconds (at least 1); the rate is from the duration it reports.
+        command = [self.wrk, f"-t{threads}", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--timeout", "10s",
                    "-s", str(script), server.url(path)]
         done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
         found = re.search(r"^WRKJSON (.*)$", done.stdout, re.M)
@@ -155,6 +170,19 @@ class Driver:
             raise SystemExit(f"wrk failed ({done.returncode}): {done.stdout}\n{done.stderr}")
         data = json.loads(found.group(1))
         return Load(data["requests"], data["us"] / 1e6, data["p50"] / 1e3, data["p99"] / 1e3, data["errors"])
+
+
+def worker_cpu(pids: list[int]) -> float:
+    """The CPU time the processes ``pids`` have taken so far, all their threads, in seconds
+    (the kernel's scheduler statistics, in ns; a process gone since counts 0)."""
+    total = 0
+    for pid in pids:
+        for task in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+            try:
+                total += int(task.read_text().split()[0])
+            except (OSError, ValueError, IndexError):
+                continue
+    return total / 1e9
 
 
 def _python_load(port: int, path: str, body: bytes, seconds: float, connections: int, delay_ms: int) -> Load:
@@ -235,17 +263,3 @@ def calibrate(driver: Driver, server: Server, path: str, body: bytes, target_rps
             break
         delay = new
     return delay
-
-
-def paced(driver: Driver, targets: list[tuple[Server, str, bytes, int]], seconds: float,
-          runs: int = 3, connections: int = PACED_CONNECTIONS) -> list[Load]:
-    """Paced runs, alternating between the targets ``(server, path, body, delay)`` so a
-    noisy neighbour hits them alike; per target, the run with the median p99."""
-    loads: list[list[Load]] = [[] for _ in targets]
-    for _ in range(runs):
-        for i, (server, path, body, delay) in enumerate(targets):
-            loads[i].append(check(driver.run(server, path, body, seconds, connections, delay_ms=delay),
-                                   server.name))
-    return [sorted(each, key=lambda load: load.p99_ms)[len(each) // 2] for each in loads]
-
-
