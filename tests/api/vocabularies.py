@@ -31,7 +31,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +45,7 @@ from service.engine.rules import PROFILES, RULE_KNOBS
 from service.languages import ALIASES
 from tests import ROOT
 
-__all__ = ["SPEC", "Block", "blocks", "generate", "main"]
+__all__ = ["SPEC", "Block", "blocks", "dump", "generate", "main"]
 
 #: The contract, written in place.
 SPEC = ROOT / "openapi.yaml"
@@ -62,7 +62,7 @@ def _ref(name: str) -> dict[str, str]:
     return {"$ref": _SCHEMAS + name}
 
 
-def _code(words: Iterator[str] | list[str] | tuple[str, ...]) -> list[str]:
+def _code(words: Iterable[str]) -> list[str]:
     return [f"`{word}`" for word in words]
 
 
@@ -382,6 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     text = args.spec.read_text(encoding="utf-8")
     fresh = generate(text)
     if fresh == text:
+        print(f"the generated blocks of {args.spec} are current")
         return 0
     if args.check:
         print(f"{args.spec} is stale: run `make spec`", file=sys.stderr)
