@@ -198,15 +198,10 @@ def _knobs() -> Block:
             "required": [name for name, knob in RULE_KNOBS.items() if knob.listed_at_default],
             "properties": {name: _answered(knob) for name, knob in RULE_KNOBS.items()},
         },
-        "IgnoredKnobs": {
-            "type": "array",
-            "minItems": 1,
-            "items": {"type": "string", "enum": ignored},
-            "description": (
-                "Present only when the rules set them: the knobs away from their default that this analysis "
-                "does not take into account. They bound or settle a whole round (RULES.md 6.5-6.6), not one "
-                "pair of random hands, so the figures are those of the same rules without them. Every other "
-                "knob is taken into account exactly."),
+        "IgnoredKnob": {
+            "type": "string",
+            "enum": ignored,
+            "description": "A knob the analyses (odds, distributions, house edge) answer as if at its default.",
         },
     }
 
