@@ -55,7 +55,7 @@ Block = dict[str, Any]
 _SCHEMAS = "#/components/schemas/"
 #: Text longer than this is folded (``>-``) on lines of its own, and keeps its mapping in block style.
 _SHORT = 60
-_WIDTH = 100
+_WIDTH = 92
 
 
 def _ref(name: str) -> dict[str, str]:
