@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PIP_LOG ?= $(VENV)/pip.log
 
-.PHONY: run test test-fast lint lint-contract chart-docs bench docs install install-dev clean
+.PHONY: run test test-fast lint lint-contract spec chart-docs bench docs install install-dev clean
 
 # Node tools (package.json, exact versions locked in package-lock.json; .npmrc runs no
 # install scripts): the OpenAPI linters and the TypeScript client test. `npm ci` installs
@@ -95,6 +95,13 @@ lint: install-dev lint-contract
 lint-contract: $(NPM_STAMP)
 	$(NODE_ENV) node_modules/.bin/redocly lint openapi.yaml --max-problems 1000
 	$(NODE_ENV) node_modules/.bin/spectral lint openapi.yaml --fail-severity=hint
+
+## openapi.yaml's vocabularies (categories, label keys, knobs, payout keys, bet types, cards,
+## built-in profiles, languages), written between its `# BEGIN generated` and `# END generated`
+## markers from the declarations they restate (tests/api/vocabularies.py); the rest of the
+## file is written by hand. A test fails when they are stale.
+spec: $(DEV_STAMP)
+	$(BIN)/python -m tests.api.vocabularies
 
 ## The chart's values table (docs/chart-values.md) and values.schema.json's descriptions,
 ## generated from the `## @param` comments of helm/gnau-scoring/values.yaml

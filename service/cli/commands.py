@@ -38,6 +38,7 @@ from service.cli.tables import (
     settlement_text,
     showdown_text,
 )
+from service.engine.bets import BET_NAMES, DEFAULT_BET
 from service.errors import ErrorItem, InvalidRequestError
 from service.profiles import ProfileRegistry, ProfilesFileError, UnknownProfileError, load_registry
 
@@ -114,8 +115,8 @@ def scoring_options(func: F) -> F:
 
 def bet_option(seat: str) -> Callable[[F], F]:
     """``--bet``, repeatable: once for every ``seat``, or once per ``seat`` in order."""
-    return click.option("--bet", "bets", metavar="double|equal", multiple=True,
-                        help=f"The bet (RULES.md 6.1; default double): once for every {seat[2:]}, or once per "
+    return click.option("--bet", "bets", metavar="|".join(BET_NAMES), multiple=True,
+                        help=f"The bet (RULES.md 6.1; default {DEFAULT_BET}): once for every {seat[2:]}, or once per "
                              f"{seat} in order.")
 
 

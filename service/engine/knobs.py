@@ -3,8 +3,8 @@
 :class:`~service.engine.rules.Rules` declares each knob once, as a dataclass field whose
 metadata is a :class:`Knob` (:func:`knob_field`); :func:`declared_knobs` collects them.
 Everything that checks or describes overrides reads those declarations:
-:func:`~service.engine.rules.apply_overrides`, the API's ``RulesOverridesSchema`` and the
-test that holds openapi.yaml to them (``tests/api/test_knobs.py``).
+:func:`~service.engine.rules.apply_overrides`, the API's ``RulesOverridesSchema`` and
+openapi.yaml's ``RulesOverrides`` and ``Rules`` (written by ``make spec``).
 
 >>> flag = Knob("bool", "The Bomb category exists.")
 >>> flag.check("bomb", "yes", False)
@@ -67,7 +67,7 @@ class Knob:
     """One rule knob's declaration (RULES.md section 7): the metadata of its field.
 
     :param kind: see :data:`KnobKind`.
-    :param doc: one line for people (openapi.yaml's description of the knob, where it has one).
+    :param doc: one line for people (the knob's description in openapi.yaml's ``Rules``).
     :param low: the smallest integer (``int``, each ``payouts`` value) or the list length
         (``ranking``).
     :param high: the largest, likewise.

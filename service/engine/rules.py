@@ -95,8 +95,8 @@ class Rules:
 
     Each field declares its knob: a :class:`Knob` in the field's metadata, collected in
     :data:`RULE_KNOBS`. A new knob is a new field here plus the one place it acts (for a
-    category switch, :meth:`enabled`), and its lines in openapi.yaml's ``RulesOverrides``
-    and ``Rules`` (``tests/api/test_knobs.py`` compares them with the metadata).
+    category switch, :meth:`enabled`); ``make spec`` writes its lines in openapi.yaml's
+    ``RulesOverrides`` and ``Rules`` (``tests/api/test_knobs.py`` compares them with the metadata).
 
     Instances are immutable and hashable, so they can key caches. Build variants with
     :func:`apply_overrides` (validated) or :func:`dataclasses.replace` (trusted input).

@@ -37,26 +37,30 @@ openapi.yaml that a schema cannot express (RULES.md sections 1, 6 and 7):
   patterns are ``$``-anchored).
 
 Negative (invalid) cases are left alone, except that no generated query may push the
-request line over gunicorn's 4,094 bytes (a 414 before the app, see ``filter_query``). The file needs only schemathesis: it does not
-import the service, so a consumer can run it from a checkout against any server.
+request line over gunicorn's 4,094 bytes (a 414 before the app, see ``filter_query``). The
+file needs only schemathesis (and PyYAML, which it brings): it does not import the service,
+so a consumer can run it from a checkout against any server.
 """
 
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 import schemathesis
+import yaml
 
 __all__ = ["CATEGORIES", "canonical", "map_case"]
 
 _RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 _SUITS = {"S": "S", "H": "H", "D": "D", "C": "C", "♠": "S", "♥": "H", "♦": "D", "♣": "C"}
 _DECK = [rank + suit for rank in _RANKS for suit in "SHDC"]
-#: RULES.md 7's categories in the standard order (openapi.yaml's ``Category``).
-CATEGORIES = ["five_dukes", "five_small", "bomb", "four_dukes", "straight_flush", "dragon", "full_house", "flush",
-              "straight", "ngau_tonku", "double_ox", "single_ox", "no_ox"]
+#: RULES.md 7's categories in the standard order: openapi.yaml's ``Category`` (written from the
+#: engine's declarations by ``make spec``), read from the checkout this file is in.
+CATEGORIES: list[str] = yaml.safe_load((Path(__file__).resolve().parents[2] / "openapi.yaml").read_text(
+    encoding="utf-8"))["components"]["schemas"]["Category"]["enum"]
 _SAFE = 2**53 - 1
 _MAX_STAKE = 10**12
 # The largest payout the schema allows (1,000) times the largest suited multiplier (10).
