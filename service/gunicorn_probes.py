@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["MASTER_SILENCE", "READY_SILENCE", "WARM_SILENCE", "Beat", "ProbeServer", "Supervision", "parse_bind",
-           "watch_arbiter"]
+           "respond", "watch_arbiter"]
 
 #: Seconds the master's loop may go without running before liveness fails (it runs every second).
 MASTER_SILENCE = 10.0
