@@ -58,7 +58,10 @@ class Board:
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._memory = mmap.mmap(-1, ctypes.sizeof(_Rows))  # anonymous and shared: forks see one board
-        self._rows = _Rows.from_buffer(self._memory)
+        rows = _Rows.from_buffer(self._memory)
+        # Each row once, as an array over the shared memory (a field read makes a new one).
+        self._connections, self._live, self._booted, self._beat_us = (
+            rows.connections, rows.live, rows.booted, rows.beat_us)
         self.clock = clock
 
     def take(self, taken: Iterable[int | None]) -> int:
@@ -69,50 +72,48 @@ class Board:
         """
         held = set(taken)
         slot = next(i for i in range(MAX_SLOTS) if i not in held)
-        rows = self._rows
-        rows.connections[slot] = rows.booted[slot] = rows.beat_us[slot] = 0
-        rows.live[slot] = 1
+        self._connections[slot] = self._booted[slot] = self._beat_us[slot] = 0
+        self._live[slot] = 1
         return slot
 
     def free(self, slot: int) -> None:
         """Mark ``slot``'s worker gone (in the master, once it has exited)."""
-        rows = self._rows
-        rows.live[slot] = rows.booted[slot] = rows.connections[slot] = 0
+        self._live[slot] = self._booted[slot] = self._connections[slot] = 0
 
     def connected(self, slot: int) -> None:
         """Count one more open connection on ``slot``."""
-        self._rows.connections[slot] += 1
+        self._connections[slot] += 1
 
     def disconnected(self, slot: int) -> None:
         """Count one connection of ``slot`` closed."""
-        self._rows.connections[slot] -= 1
+        self._connections[slot] -= 1
 
     def connections(self, slot: int) -> int:
         """The connections ``slot``'s worker has open."""
-        count: int = self._rows.connections[slot]
+        count: int = self._connections[slot]
         return count
 
     def ahead(self, slot: int) -> bool:
         """Whether ``slot``'s worker holds more connections than the least loaded other live
         worker (``False`` when it is the only one)."""
-        rows = self._rows
-        others = [rows.connections[i] for i in range(MAX_SLOTS) if i != slot and rows.live[i]]
-        return bool(others) and rows.connections[slot] > min(others)
+        connections, live = self._connections, self._live
+        others = [connections[i] for i in range(MAX_SLOTS) if i != slot and live[i]]
+        return bool(others) and connections[slot] > min(others)
 
     def beat(self, slot: int) -> None:
         """Note a heartbeat of ``slot``'s worker, now."""
-        self._rows.beat_us[slot] = int(self.clock() * 1e6)
+        self._beat_us[slot] = int(self.clock() * 1e6)
 
     def mark_booted(self, slot: int) -> None:
         """Note that ``slot``'s worker has booted, and beat once."""
         self.beat(slot)
-        self._rows.booted[slot] = 1
+        self._booted[slot] = 1
 
     def beats(self) -> list[tuple[bool, float]]:
         """Every live worker's ``(booted, time of its last heartbeat)``, by slot (the master's
         probe listener reads these)."""
-        rows = self._rows
-        return [(bool(rows.booted[i]), rows.beat_us[i] / 1e6) for i in range(MAX_SLOTS) if rows.live[i]]
+        booted, beat_us, live = self._booted, self._beat_us, self._live
+        return [(bool(booted[i]), beat_us[i] / 1e6) for i in range(MAX_SLOTS) if live[i]]
 
 
 #: The board of this master and its workers (made at import, before any fork).
