@@ -138,7 +138,7 @@ def test_the_work_runs_on_the_lanes_own_thread(no_collections: list[int]) -> Non
 
 
 def work_refused() -> None:
-    raise ProblemError(400, "/problems/validation-error", "Invalid", "bad hand")
+    raise ServerBusyError("bad hand", 1)  # a client's error (any ProblemError)
 
 
 def work_invalid() -> None:
