@@ -164,20 +164,10 @@ def when_ready(server: Any) -> None:
     probes = getattr(server, "gnau_probes", None)
     if probes is None or getattr(server, "gnau_watched", False):
         return  # no probe listener, or watched already (gunicorn.conf.py is read again on SIGHUP)
-    supervision = probes.supervision
-    supervision.warmed(1, 1)
-    murder, stop = server.murder_workers, server.stop
+    from service.gunicorn_probes import watch_arbiter
 
-    def loop_ran() -> None:
-        supervision.master_ran()
-        murder()
-
-    def stopping(graceful: bool = True) -> None:
-        supervision.draining = True
-        stop(graceful)
-
-    server.murder_workers, server.stop = loop_ran, stopping  # the arbiter calls these by name
-    server.gnau_watched = True
+    probes.supervision.warmed(1, 1)
+    watch_arbiter(server, probes.supervision)
 
 
 def pre_fork(server: Any, worker: Any) -> None:

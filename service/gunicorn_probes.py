@@ -45,6 +45,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
+from typing import Any
 
 from service.problems import (
     MEDIA_TYPE,
@@ -57,7 +58,7 @@ from service.problems import (
 )
 
 __all__ = ["MASTER_SILENCE", "READY_SILENCE", "WARM_SILENCE", "Beat", "ProbeServer", "Supervision", "parse_bind",
-           "respond"]
+           "respond", "watch_arbiter"]
 
 #: Seconds the master's loop may go without running before liveness fails (it runs every second).
 MASTER_SILENCE = 10.0
@@ -316,3 +317,29 @@ class ProbeServer:
         with contextlib.suppress(KeyError, ValueError):
             self.selector.unregister(conn)
         conn.close()
+
+
+def watch_arbiter(arbiter: Any, supervision: Supervision) -> None:
+    """Let ``supervision`` watch gunicorn's master, once warming is over: each run of its
+    loop is noted (:meth:`Supervision.master_ran`: liveness), and a shutdown turns readiness
+    503 at once (:attr:`Supervision.draining`).
+
+    gunicorn's ``Arbiter`` calls two of its methods by name, and this wraps them on
+    ``arbiter`` (the instance): ``murder_workers``, which its loop calls on every run (at
+    least once a second), and ``stop``, which SIGTERM, SIGINT and SIGQUIT call. A second
+    call does nothing (gunicorn.conf.py's ``when_ready`` runs again after a SIGHUP reload).
+    """
+    if getattr(arbiter, "gnau_watched", False):
+        return
+    murder, stop = arbiter.murder_workers, arbiter.stop
+
+    def loop_ran() -> None:
+        supervision.master_ran()
+        murder()
+
+    def stopping(graceful: bool = True) -> None:
+        supervision.draining = True
+        stop(graceful)
+
+    arbiter.murder_workers, arbiter.stop = loop_ran, stopping
+    arbiter.gnau_watched = True

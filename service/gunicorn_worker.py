@@ -5,7 +5,7 @@ each connection on the worker that accepted it. Left alone, whichever worker the
 happens to run when a burst of connections arrives takes most of them (a game server that
 opens a pool of 16 connections at once can land all 16 on one worker, which then does all
 the work while the others idle). Each worker counts its open connections on a small board
-shared by all workers (an anonymous shared mapping made in the master before any fork);
+shared by all workers (:mod:`service.gunicorn_board`, made in the master before any fork);
 a worker that holds more connections than the least loaded live worker holds off
 accepting for 2 ms at a time, so the next connection goes to a worker behind it. It never
 holds off for more than 200 ms in a row (the others may be busy computing, or not yet
@@ -17,18 +17,11 @@ too large headers) are answered as problem details like every other error, inste
 gunicorn's small HTML page.
 
 **Bounds on what one client holds.** A worker serves at most ``gnau_address_connections``
-connections from one client address at once (``GNAU_ADDRESS_CONNECTIONS``, 250 of its
-``GNAU_WORKER_CONNECTIONS``): a connection beyond is answered ``503
-/problems/too-many-connections`` and closed, so one address cannot take the whole pool. A
-request head (its header lines) may be at most :data:`MAX_HEAD_BYTES` long (gunicorn's own
-limits allow 100 fields of 8,190 bytes, about 800 kB held per connection, rescanned on
-every read by its parser): beyond, ``431``; and a head that has not come whole after
-:data:`HEAD_FREE_READS` reads is read again only after :data:`HEAD_READ_PACE`, so a client
-that trickles it a byte at a time wakes the worker a hundred times a second, not once per
-byte (a head split over a few TCP segments, or cut at the end of a read of pipelined
-requests, is read at once). An answer the client does not take within
-``GNAU_SEND_TIMEOUT`` seconds closes its connection (:mod:`service.http.middleware` sets the
-deadline; this worker logs it and closes quietly).
+connections from one client address at once (a connection beyond is answered ``503
+/problems/too-many-connections`` and closed), and a request head is bounded in size and
+paced when it trickles (:mod:`service.gunicorn_bounds`). An answer the client does not
+take within ``GNAU_SEND_TIMEOUT`` seconds closes its connection
+(:mod:`service.http.middleware` sets the deadline; this worker logs it and closes quietly).
 
 **Turns between the requests of a connection.** gunicorn's keep-alive loop reads a
 pipelined request from its buffer without waiting, so a client that sends requests back to
@@ -57,10 +50,16 @@ restarted. Workers name their files by slot instead (:func:`metrics_identity`, w
 gunicorn.conf.py gives prometheus_client): a worker that replaces a dead one takes its slot,
 opens its files and counts on from its totals, so there are never more files than slots.
 
-**Heartbeats on the board.** Each worker also writes on its slot when it has booted
-(:func:`mark_booted`, from ``post_worker_init``) and the time of every heartbeat, so the
-master's probe listener (:mod:`service.gunicorn_probes`) reads the workers' state from
-shared memory (:func:`beats`), never from a request.
+**Heartbeats on the board.** Each worker also writes on its slot of the board
+(:mod:`service.gunicorn_board`) when it has booted (:func:`mark_booted`, from
+``post_worker_init``) and the time of every heartbeat, so the master's probe listener
+(:mod:`service.gunicorn_probes`) reads the workers' state from shared memory
+(:func:`beats`), never from a request.
+
+**gunicorn's names it replaces.** gunicorn looks up three names as it runs, and the worker
+puts its own in their place in :meth:`Worker.patch` (gunicorn's hook for a worker's
+patches, run in the worker process before it serves; :meth:`Worker.rebinds` lists them),
+and a test checks that each is still there, and still looked up, in the pinned gunicorn.
 
 gunicorn.conf.py names it (``worker_class = "service.gunicorn_worker.Worker"``) and gives
 each worker its slot on the board (:func:`assign_slot`, from its ``pre_fork`` hook).
@@ -68,42 +67,27 @@ each worker its slot on the board (:func:`assign_slot`, from its ``pre_fork`` ho
 
 from __future__ import annotations
 
-import ctypes
-import mmap
 import os
 import socket
 import time
-from collections import Counter
+from types import ModuleType
 from typing import Any
 
 import gevent
 import gunicorn.http
 from gevent.server import StreamServer
 from gunicorn import util
-from gunicorn.http.errors import LimitRequestHeaders
-from gunicorn.http.message import Request
-from gunicorn.http.parser import RequestParser
 from gunicorn.workers import ggevent
 from gunicorn.workers.ggevent import GeventWorker
 
+from service.gunicorn_board import BOARD
+from service.gunicorn_bounds import AddressShares, address_of, bounded_parser
 from service.gunicorn_logging import without_request_text
 from service.problems import TOO_MANY_CONNECTIONS, early_answer, for_status
 
-__all__ = ["HEAD_FREE_READS", "HEAD_READ_PACE", "MAX_HEAD_BYTES", "MAX_SLOTS", "TURN", "Worker", "assign_slot",
-           "beats", "mark_booted", "metrics_identity", "release_slot", "write_problem"]
+__all__ = ["TURN", "Worker", "assign_slot", "balanced_server", "beats", "mark_booted",
+           "metrics_identity", "release_slot", "write_problem"]
 
-#: The most bytes of header lines a request head may hold (the request line has its own
-#: limit, 4,094): an 8,000-byte header and a few ordinary ones fit.
-MAX_HEAD_BYTES = 32 * 1024
-#: Seconds a worker waits before reading more of a request head that has not ended: a
-#: client trickling its head a byte at a time then costs at most 100 reads a second
-#: (each read rescans the head so far), not one per byte; a head that arrives whole, as
-#: every ordinary client sends it, never waits.
-HEAD_READ_PACE = 0.01
-#: Reads of one request head made at once, before the pace applies (the first takes what
-#: came; an ordinary head split over segments, or cut at the end of a read, needs one or
-#: two more).
-HEAD_FREE_READS = 3
 #: Seconds the loop may go without polling before a request waits for its next poll (a
 #: probe or another connection then waits about this long plus one request per poll).
 TURN = 0.005
@@ -111,34 +95,22 @@ TURN = 0.005
 #: the loop has polled; see the module docstring for why not ``gevent.sleep(0)``).
 _NEXT_POLL = 1e-6
 
-#: The most workers one master runs with balanced accepting (GNAU_WORKERS is at most 64).
-MAX_SLOTS = 64
 _HOLD_OFF = 0.002  # seconds a worker ahead of the others waits before it looks again
 _MAX_HOLD_OFF = 0.2  # never waits longer than this in a row
 
-# Four rows of MAX_SLOTS int64: open connections per slot; 1 where a live worker sits; 1
-# once that worker has booted; the time.monotonic() of its last heartbeat, in microseconds.
-_LIVE, _BOOTED, _BEAT = MAX_SLOTS, 2 * MAX_SLOTS, 3 * MAX_SLOTS
-_BOARD_MAP = mmap.mmap(-1, ctypes.sizeof(ctypes.c_int64) * 4 * MAX_SLOTS)
-_BOARD = (ctypes.c_int64 * (4 * MAX_SLOTS)).from_buffer(_BOARD_MAP)
 
 
 def assign_slot(server: Any, worker: Any) -> None:
     """Give ``worker`` the lowest slot no other live worker of ``server`` holds (in the
     master, before the fork); its count starts at 0."""
-    taken = {getattr(w, "gnau_slot", None) for w in server.WORKERS.values()}
-    slot = next(i for i in range(MAX_SLOTS) if i not in taken)
-    worker.gnau_slot = slot
-    _BOARD[slot] = _BOARD[_BOOTED + slot] = _BOARD[_BEAT + slot] = 0
-    _BOARD[_LIVE + slot] = 1
+    worker.gnau_slot = BOARD.take(getattr(w, "gnau_slot", None) for w in server.WORKERS.values())
 
 
 def release_slot(worker: Any) -> None:
     """Mark a dead worker's slot free (in the master, when the worker has exited)."""
     slot = getattr(worker, "gnau_slot", None)
     if slot is not None:
-        _BOARD[_LIVE + slot] = _BOARD[_BOOTED + slot] = 0
-        _BOARD[slot] = 0
+        BOARD.free(slot)
 
 
 #: This process's slot, once it is a worker (set as it starts: :meth:`Worker.init_process`).
@@ -153,29 +125,17 @@ def metrics_identity() -> str:
     return str(os.getpid()) if slot is None else f"slot{slot}"
 
 
-def _beat(slot: int) -> None:
-    _BOARD[_BEAT + slot] = int(time.monotonic() * 1e6)
-
-
 def mark_booted(worker: Any) -> None:
     """Note on the board that ``worker`` (in its own process) has booted, and beat once."""
     slot = getattr(worker, "gnau_slot", None)
     if slot is not None:
-        _beat(slot)
-        _BOARD[_BOOTED + slot] = 1
+        BOARD.mark_booted(slot)
 
 
 def beats() -> list[tuple[bool, float]]:
     """Every live worker's ``(booted, time.monotonic() of its last heartbeat)`` (the master's
     probe listener reads these)."""
-    return [(bool(_BOARD[_BOOTED + i]), _BOARD[_BEAT + i] / 1e6) for i in range(MAX_SLOTS) if _BOARD[_LIVE + i]]
-
-
-def _ahead(slot: int) -> bool:
-    """Whether the worker in ``slot`` holds more connections than the least loaded other
-    live worker."""
-    others = [_BOARD[i] for i in range(MAX_SLOTS) if i != slot and _BOARD[_LIVE + i]]
-    return bool(others) and _BOARD[slot] > min(others)
+    return BOARD.beats()
 
 
 class _BalancedStreamServer(StreamServer):  # type: ignore[misc]
@@ -186,7 +146,7 @@ class _BalancedStreamServer(StreamServer):  # type: ignore[misc]
 
     def _do_read(self) -> None:
         slot = self.slot
-        if slot is not None and _ahead(slot):
+        if slot is not None and BOARD.ahead(slot):
             now = time.monotonic()
             since = self._held_since
             if since is None:
@@ -198,6 +158,18 @@ class _BalancedStreamServer(StreamServer):  # type: ignore[misc]
                 return
         self._held_since = None
         super()._do_read()
+
+
+def balanced_server(slot: int | None) -> type[StreamServer]:
+    """gevent's ``StreamServer`` class for the worker of ``slot``: while that worker holds
+    more connections than the least loaded other live worker, it holds off accepting for
+    2 ms at a time, never more than 200 ms in a row (``None``: no slot, never holds off)."""
+
+    class BalancedStreamServer(_BalancedStreamServer):
+        pass
+
+    BalancedStreamServer.slot = slot
+    return BalancedStreamServer
 
 
 def write_problem(sock: socket.socket, status_int: int, reason: str, mesg: str) -> None:
@@ -216,47 +188,6 @@ def write_problem(sock: socket.socket, status_int: int, reason: str, mesg: str) 
     util.write_nonblock(sock, early_answer(for_status(status_int), detail, reason))
 
 
-class _BoundedRequest(Request):  # type: ignore[misc]
-    """gunicorn's request, whose head may not grow past :data:`MAX_HEAD_BYTES`, read at
-    most once per :data:`HEAD_READ_PACE` once :data:`HEAD_FREE_READS` reads have not
-    brought it whole; once its body is abandoned, its answer says ``Connection: close``."""
-
-    _reads = 0
-
-    def should_close(self) -> bool:
-        # A body whose reading failed or was given up (its input's ``failed``: a broken chunk,
-        # the body deadline, a body over the limit left unread,
-        # service.http.request_body) leaves where the next request starts unknown: gunicorn
-        # closes the connection after the answer, and the answer's head, written after,
-        # says so instead of "keep-alive".
-        body = getattr(self, "body", None)
-        return getattr(body, "failed", False) is True or bool(super().should_close())
-
-    def read_into(self, unreader: Any, buf: bytearray, stop: bool = False) -> None:
-        # Asked for more while MAX_HEAD_BYTES are held and the head has not ended: refuse.
-        # (A head that ends within the bound is never refused, whatever follows it.)
-        if len(buf) >= MAX_HEAD_BYTES:
-            raise LimitRequestHeaders(f"request head over {MAX_HEAD_BYTES} bytes")
-        self._reads += 1
-        if self._reads > HEAD_FREE_READS:  # the head keeps coming in pieces: let more of it arrive first
-            gevent.sleep(HEAD_READ_PACE)
-        super().read_into(unreader, buf, stop)
-
-
-class _BoundedParser(RequestParser):  # type: ignore[misc]
-    mesg_class = _BoundedRequest
-
-
-def _parser(cfg: Any, source: Any, source_addr: Any, http2_connection: bool = False) -> Any:
-    """gunicorn's ``http.get_parser`` for HTTP/1.x, with heads bounded."""
-    if http2_connection or getattr(cfg, "protocol", "http") != "http":
-        return _get_parser(cfg, source, source_addr, http2_connection)
-    return _BoundedParser(cfg, source, source_addr)
-
-
-_get_parser = gunicorn.http.get_parser
-
-
 class Worker(GeventWorker):  # type: ignore[misc]
     """gunicorn's gevent worker with balanced accepting, problem-details errors and the
     bounds of the module docstring."""
@@ -266,26 +197,37 @@ class Worker(GeventWorker):  # type: ignore[misc]
     gnau_address_connections: int = 250
     #: The worker's compute lane (gunicorn.conf.py's post_worker_init sets it).
     gnau_lane: Any = None
-    _by_address: Counter[str]
+    _shares: AddressShares
     _polls: int  # the loop's poll count when a request last saw it change ...
     _polled: float  # ... and when (time.monotonic())
     _loop: Any = None  # the worker's event loop (its hub's, made as it runs)
 
     def init_process(self) -> Any:
+        """Set up the worker's own state, then gunicorn's (which calls :meth:`patch`, then
+        serves until the worker exits)."""
         global _own_slot
         _own_slot = self.gnau_slot
-        util.write_error = write_problem  # gunicorn's base worker calls util.write_error
-        gunicorn.http.get_parser = _parser  # the async worker gets its parser by this name
-        self._by_address = Counter()
+        self._shares = AddressShares(self.gnau_address_connections)
         self._polls, self._polled = -1, 0.0
-        slot = self.gnau_slot
-
-        class Server(_BalancedStreamServer):
-            pass
-
-        Server.slot = slot
-        ggevent.StreamServer = Server  # the worker's run() builds its servers from this name
         return super().init_process()
+
+    def patch(self) -> None:
+        """gevent's patches (gunicorn's), then the worker's own in gunicorn's names
+        (:meth:`rebinds`): problem details for errors before the app, bounded request heads,
+        balanced accepting."""
+        super().patch()
+        for module, name, value in self.rebinds():
+            setattr(module, name, value)
+
+    def rebinds(self) -> list[tuple[ModuleType, str, object]]:
+        """The gunicorn names :meth:`patch` replaces, as ``(module, name, replacement)``:
+        gunicorn's base worker answers a request it could not read with
+        ``util.write_error`` (:func:`write_problem`), its async worker gets each
+        connection's parser from ``http.get_parser`` (:func:`~service.gunicorn_bounds.bounded_parser`),
+        and its gevent worker builds its servers from ``ggevent.StreamServer``
+        (:func:`balanced_server` of this worker's slot)."""
+        return [(util, "write_error", write_problem), (gunicorn.http, "get_parser", bounded_parser),
+                (ggevent, "StreamServer", balanced_server(self.gnau_slot))]
 
     def notify(self) -> None:
         """gunicorn's heartbeat (its file, which the master's timeout watches), also on the
@@ -295,35 +237,32 @@ class Worker(GeventWorker):  # type: ignore[misc]
             return
         super().notify()
         if self.gnau_slot is not None:
-            _beat(self.gnau_slot)
+            BOARD.beat(self.gnau_slot)
 
     def handle(self, listener: Any, client: Any, addr: Any) -> Any:
         """Serve one connection: counted on the board and per client address (refused
         with a 503 beyond the address's share)."""
-        host = str(addr[0]) if isinstance(addr, tuple) and addr else "-"
-        by_address = self._by_address
-        if by_address[host] >= self.gnau_address_connections:
+        host = address_of(addr)
+        shares = self._shares
+        if not shares.admit(host):
             try:
                 client.setblocking(False)
                 util.write_nonblock(client, early_answer(
-                    TOO_MANY_CONNECTIONS, f"This worker already holds {by_address[host]} connections from your "
+                    TOO_MANY_CONNECTIONS, f"This worker already holds {shares.held(host)} connections from your "
                     "address, as many as one address may hold; reuse them (keep-alive), or retry later."))
             except OSError:
                 pass
             util.close(client)
             return None
-        by_address[host] += 1
         slot = self.gnau_slot
         if slot is not None:
-            _BOARD[slot] += 1
+            BOARD.connected(slot)
         try:
             return super().handle(listener, client, addr)
         finally:
             if slot is not None:
-                _BOARD[slot] -= 1
-            by_address[host] -= 1
-            if not by_address[host]:
-                del by_address[host]
+                BOARD.disconnected(slot)
+            shares.release(host)
 
     def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
         """Wait for the event loop's next poll first when it has not polled for :data:`TURN`
@@ -342,5 +281,5 @@ class Worker(GeventWorker):  # type: ignore[misc]
             return super().handle_request(listener_name, req, sock, addr)
         except TimeoutError:
             self.log.info("closed a connection from %s: its answer was not read within the send deadline",
-                          addr[0] if isinstance(addr, tuple) and addr else "-")
+                          address_of(addr))
             raise StopIteration from None

@@ -13,7 +13,6 @@ import ast
 import json
 import re
 import socket
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from gunicorn.http import errors
 from gunicorn.workers.ggevent import GeventWorker
 
 from service import problems
+from service.gunicorn_bounds import AddressShares
 from service.gunicorn_probes import Beat, Supervision, respond
 from service.gunicorn_worker import Worker, write_problem
 from tests import ROOT
@@ -149,8 +149,9 @@ def test_a_connection_past_the_address_share_is_a_503_and_closed(
         pair: tuple[socket.socket, socket.socket]) -> None:
     server, client = pair
     worker = Worker.__new__(Worker)  # no gunicorn set-up: handle() needs only the counts
-    worker._by_address = Counter({"10.0.0.2": 2})
-    worker.gnau_address_connections = 2
+    worker._shares = AddressShares(2)
+    assert worker._shares.admit("10.0.0.2")
+    assert worker._shares.admit("10.0.0.2")
     assert worker.handle(None, server, ("10.0.0.2", 40000)) is None
     assert server.fileno() == -1  # closed
     assert _received(client) == worker_answer(
@@ -158,7 +159,7 @@ def test_a_connection_past_the_address_share_is_a_503_and_closed(
         '{"type": "/problems/too-many-connections", "title": "Service Unavailable", "status": 503, '
         '"detail": "This worker already holds 2 connections from your address, as many as one address '
         'may hold; reuse them (keep-alive), or retry later."}')
-    assert worker._by_address == Counter({"10.0.0.2": 2})  # the refused one was never counted
+    assert worker._shares.held("10.0.0.2") == 2  # the refused one was never counted
 
 
 # ------------------------------------------------------------------ the probe listener's answers
