@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import orjson
 from flask import Flask, request
 from werkzeug.exceptions import HTTPException
+from werkzeug.http import HTTP_STATUS_CODES
 from werkzeug.wrappers import Response
 
 from service.engine.text import clip, echo
@@ -25,7 +26,10 @@ from service.profiles import UnknownProfileError
 
 __all__ = [
     "ProblemError",
+    "as_problem",
+    "problem_answer",
     "problem_response",
+    "problem_text",
     "register_error_handlers",
     "sorted_methods",
     "validation_problem",
@@ -92,12 +96,13 @@ def validation_problem(errors: Iterable[ErrorItem]) -> ProblemError:
     return ProblemError(400, "/problems/validation-error", "Invalid request", detail, items)
 
 
-def problem_response(status: int, detail: str, *, type_: str | None = None,
-                     title: str | None = None, errors: list[ErrorItem] | None = None,
-                     base: Response | None = None) -> Response:
-    """Build a problem-details response.
+def problem_text(status: int, detail: str, instance: str, request_id: str, *, type_: str | None = None,
+                 title: str | None = None, errors: list[ErrorItem] | None = None) -> bytes:
+    """A problem-details body (JSON text) with no request context: ``instance`` is the
+    request's path, ``request_id`` its id.
 
-    :param base: a response whose headers (e.g. ``Allow``) are kept.
+    >>> problem_text(404, "There is no resource at /x.", "/x", "abc")
+    b'{"type":"/problems/not-found","title":"Not found","status":404,"detail":"There is no resource at /x.","instance":"/x","request_id":"abc"}'
     """
     default_type, default_title = _TYPES.get(status, (f"/problems/http-{status}", "Error"))
     body: dict[str, Any] = {
@@ -105,21 +110,61 @@ def problem_response(status: int, detail: str, *, type_: str | None = None,
         "title": title or default_title,
         "status": status,
         "detail": clip(detail, _DETAIL_LIMIT),
-        "instance": clip(request.path, _ITEM_LIMIT),
-        "request_id": request_id(),
+        "instance": clip(instance, _ITEM_LIMIT),
+        "request_id": request_id,
     }
     if errors is not None:
         # The last bound on echoes: a pointer may hold a key the caller made up.
         body["errors"] = [{k: clip(v, _ITEM_LIMIT) for k, v in item.items()} for item in errors]
+    try:
+        return orjson.dumps(body)
+    except TypeError:  # e.g. a lone surrogate echoed from the request: escape, never fail
+        return json.dumps(body, ensure_ascii=True).encode()
+
+
+def problem_response(status: int, detail: str, *, type_: str | None = None,
+                     title: str | None = None, errors: list[ErrorItem] | None = None,
+                     base: Response | None = None) -> Response:
+    """Build a problem-details response for the current request (:func:`problem_text`).
+
+    :param base: a response whose headers (e.g. ``Allow``) are kept.
+    """
     response = base if base is not None else Response()
     response.status_code = status
-    try:
-        data = orjson.dumps(body)
-    except TypeError:  # e.g. a lone surrogate echoed from the request: escape, never fail
-        data = json.dumps(body, ensure_ascii=True).encode()
-    response.set_data(data)
+    response.set_data(problem_text(status, detail, request.path, request_id(request.environ), type_=type_, title=title,
+                                   errors=errors))
     response.mimetype = PROBLEM_MEDIA_TYPE
     return response
+
+
+def as_problem(exc: Exception) -> ProblemError | None:
+    """The problem an exception raised while answering stands for: a :class:`ProblemError`
+    itself, a refused request (400), an unknown profile (404); ``None`` for anything else
+    (a bug: a 500)."""
+    if isinstance(exc, ProblemError):
+        return exc
+    if isinstance(exc, InvalidRequestError):
+        return validation_problem(exc.errors)
+    if isinstance(exc, UnknownProfileError):
+        return ProblemError(404, "/problems/unknown-profile", "Unknown profile",
+                            f"There is no profile {echo(exc.name)}; see {exc.listing}.")
+    return None
+
+
+def problem_answer(exc: Exception, environ: Mapping[str, Any]) -> tuple[str, list[tuple[str, str]], bytes]:
+    """What ``exc``, raised while answering the request of ``environ`` (its WSGI
+    environment), is answered with outside Flask: the status line, the headers and the body,
+    the same as Flask's error handlers (:func:`register_error_handlers`) answer. Anything
+    but a problem is logged with its traceback and answered 500, without it."""
+    problem = as_problem(exc)
+    path = environ.get("PATH_INFO", "")
+    if problem is None:
+        _log.error("unhandled error on %s %s", environ.get("REQUEST_METHOD"), path, exc_info=exc)
+        problem = ProblemError(500, *_TYPES[500], "The server failed to handle the request; it has been logged.")
+    text = problem_text(problem.status, problem.detail, path, request_id(environ), type_=problem.type,
+                        title=problem.title, errors=problem.errors)
+    headers = [("Content-Type", PROBLEM_MEDIA_TYPE), ("Content-Length", str(len(text))), *problem.headers.items()]
+    return f"{problem.status} {HTTP_STATUS_CODES.get(problem.status, 'UNKNOWN').upper()}", headers, text
 
 
 def sorted_methods(allow: str) -> str:
@@ -136,19 +181,15 @@ def register_error_handlers(app: Flask) -> None:
     """Answer every error raised in ``app`` as problem details."""
 
     @app.errorhandler(ProblemError)
-    def _api_problem(exc: ProblemError) -> Response:
-        response = problem_response(exc.status, exc.detail, type_=exc.type, title=exc.title, errors=exc.errors)
-        response.headers.update(exc.headers)
-        return response
-
     @app.errorhandler(InvalidRequestError)
-    def _invalid(exc: InvalidRequestError) -> Response:
-        return _api_problem(validation_problem(exc.errors))
-
     @app.errorhandler(UnknownProfileError)
-    def _unknown_profile(exc: UnknownProfileError) -> Response:
-        return _api_problem(ProblemError(404, "/problems/unknown-profile", "Unknown profile",
-                                         f"There is no profile {echo(exc.name)}; see {exc.listing}."))
+    def _api_problem(exc: Exception) -> Response:
+        problem = as_problem(exc)
+        assert problem is not None  # registered for these three only
+        response = problem_response(problem.status, problem.detail, type_=problem.type, title=problem.title,
+                                    errors=problem.errors)
+        response.headers.update(problem.headers)
+        return response
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Response:
