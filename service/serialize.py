@@ -1,8 +1,11 @@
 """The one JSON formatter of a hand's result (openapi.yaml's ``Evaluation`` schema).
 
-:func:`evaluation_shape` is the one place the members are named and ordered. Every answer
-that holds evaluations writes them from the resolver's rows
-(:meth:`service.engine.tables.Resolution.rows`) through it:
+:data:`MEMBERS` is the one table of the members: each row names one, the values it takes
+from a hand (its holes), how it is written from them and whether it comes from a hand's class
+alone; a new member is one row there and its values in :func:`_values` (and in
+:func:`evaluation_dict`, from the reference evaluator's object). :func:`evaluation_shape` writes
+the object from the table. Every answer that holds evaluations writes them from the
+resolver's rows (:meth:`service.engine.tables.Resolution.rows`) through it:
 
 - :func:`evaluation_data`: one hand as a dict (single evaluations, the odds' evaluation);
 - :func:`evaluation_texts`: many hands as JSON texts (rankings, settlements), each a
@@ -29,54 +32,108 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
+from itertools import accumulate
 from operator import itemgetter
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 import orjson
 
-from service.engine.cards import CARD_TEXTS, HAND_SIZE
+from service.engine.cards import CARD_TEXTS
 from service.engine.categories import LABELS, LANGUAGES
 from service.engine.hand import Evaluation
 from service.engine.tables import Entry, FormationSlot, Resolution, Table
 from service.engine.text import echo
 
-__all__ = ["EVALUATION_FIELDS", "Row", "evaluation_data", "evaluation_dict", "evaluation_shape", "evaluation_texts",
+__all__ = ["EVALUATION_FIELDS", "MEMBERS", "Flags", "Member", "Row", "evaluation_data", "evaluation_dict", "evaluation_shape", "evaluation_texts",
            "evaluations_json", "parse_fields", "ranking_json", "select"]
 
-#: The members of the ``Evaluation`` schema, in the order answers give them; ``fields``
-#: (a sparse fieldset, Zalando guideline 157) names a subset of these.
-EVALUATION_FIELDS = ("hand", "category", "label", "label_key", "score", "payout", "ox", "power", "nenku", "suited")
+class Flags(NamedTuple):
+    """What a hand's evaluation is besides its values: whether it has a formation (an ox and
+    power cards), whether the power cards are a Nenku, whether the hand is suited."""
+
+    formed: bool
+    nenku: bool
+    suited: bool
+
+
+class Member(NamedTuple):
+    """One member of the ``Evaluation`` object: a row of :data:`MEMBERS`.
+
+    :param name: its name in answers and in ``fields``.
+    :param holes: the kinds of the values it takes from a hand's values (:func:`_values`), in
+        order: ``s`` a text that goes inside a JSON string as it is, ``n`` a whole number;
+        none for a member written from the flags alone.
+    :param write: its JSON value from its values and the hand's :class:`Flags`.
+    :param formed: its values exist only for a hand with a formation (else it takes none).
+    :param of_class: it comes from a hand's class alone (no formation to place), so a
+        fieldset of such members is written once per class (:func:`_class_texts`, which
+        reads them from the class's table entry).
+    """
+
+    name: str
+    holes: str
+    write: Callable[[Sequence[Any], Flags], Any]
+    formed: bool = False
+    of_class: bool = False
+
+
+def _one(values: Sequence[Any], flags: Flags) -> Any:
+    return values[0]
+
+
+def _formation(values: Sequence[Any], flags: Flags) -> dict[str, list[Any]] | None:
+    """``{"cards", "points"}`` from the cards' texts then their points, or ``None`` without a formation."""
+    if not flags.formed:
+        return None
+    half = len(values) // 2
+    return {"cards": list(values[:half]), "points": list(values[half:])}
+
+
+#: The members of the ``Evaluation`` schema, in the order answers give them (openapi.yaml's
+#: ``Evaluation``; the values of each hand in this order too, :func:`_values`).
+MEMBERS: tuple[Member, ...] = (
+    Member("hand", "sssss", lambda values, flags: list(values)),
+    Member("category", "s", lambda values, flags: str(values[0]), of_class=True),  # the engine's Category: its name
+    Member("label", "s", _one, of_class=True),
+    Member("label_key", "s", _one, of_class=True),
+    Member("score", "n", _one, of_class=True),
+    Member("payout", "n", _one),
+    Member("ox", "sssnnn", _formation, formed=True),
+    Member("power", "ssnn", _formation, formed=True),
+    Member("nenku", "", lambda values, flags: flags.nenku),
+    Member("suited", "", lambda values, flags: flags.suited),
+)
+#: The members' names in answer order; ``fields`` (a sparse fieldset, Zalando guideline 157)
+#: names a subset of these.
+EVALUATION_FIELDS = tuple(m.name for m in MEMBERS)
 #: The longest ``fields`` value (the contract's ``maxLength``): every name once is 63 characters.
 MAX_FIELDS_LENGTH = 200
 #: Members that come from a hand's class alone (no formation to place).
-_CLASS_FIELDS = frozenset({"category", "label", "label_key", "score"})
+_CLASS_FIELDS = frozenset(m.name for m in MEMBERS if m.of_class)
+#: Each member with the slice of a hand's values it takes, without and with a formation.
+_SLICES: tuple[tuple[tuple[Member, slice], ...], ...] = tuple(
+    tuple((m, slice(at - n, at)) for m, n, at in zip(MEMBERS, sizes, accumulate(sizes), strict=True))
+    for sizes in ([0 if m.formed else len(m.holes) for m in MEMBERS], [len(m.holes) for m in MEMBERS]))
+#: The kinds of a hand's values in order, without and with a formation.
+_KINDS = ("".join(m.holes for m in MEMBERS if not m.formed), "".join(m.holes for m in MEMBERS))
 
 #: One resolved hand: ``(codes, entry, slot, order, suited, payout)``
 #: (:meth:`~service.engine.tables.Resolution.rows`).
 Row = tuple[Sequence[int], Entry, FormationSlot | None, int, bool, int]
 
 
-def evaluation_shape(hand: list[str], category: str, label: str, label_key: str, score: int, payout: int,
-                     ox: list[str] | None, ox_points: list[int], power: list[str] | None,
-                     power_points: list[int], nenku: bool, suited: bool) -> dict[str, Any]:
-    """The ``Evaluation`` object: the one place its members are named and ordered. The
-    lists become part of the result (callers pass fresh ones)."""
-    return {
-        "hand": hand,
-        "category": category,
-        "label": label,
-        "label_key": label_key,
-        "score": score,
-        "payout": payout,
-        "ox": None if ox is None else {"cards": ox, "points": ox_points},
-        "power": None if power is None else {"cards": power, "points": power_points},
-        "nenku": nenku,
-        "suited": suited,
-    }
+def evaluation_shape(values: Sequence[Any], flags: Flags) -> dict[str, Any]:
+    """The ``Evaluation`` object of a hand's ``values`` (in :data:`MEMBERS`' order, the
+    formation's only when ``flags.formed``) and ``flags``, written from the table.
+
+    >>> evaluation_shape(["AS", "2S", "3S", "4S", "5S", "five_small", "Five Small", "five_small", 30, 5],
+    ...                  Flags(False, False, True))["ox"]
+    """
+    return {m.name: m.write(values[at], flags) for m, at in _SLICES[flags.formed]}
 
 
 def parse_fields(value: str) -> tuple[tuple[str, ...], str | None]:
@@ -129,29 +186,46 @@ def evaluation_dict(e: Evaluation, lang: str = "en") -> dict[str, Any]:
     (['KS', 'QH', '2D', '5C', '9H'], 'No Ox', None, None)
     """
     ox, power = e.ox, e.power
-    return evaluation_shape(
-        [c.text for c in e.hand], e.category, LABELS[e.label_key][lang], e.label_key, e.score, e.payout,
-        None if ox is None else [c.text for c in ox.cards], [] if ox is None else list(ox.points),
-        None if power is None else [c.text for c in power.cards], [] if power is None else list(power.points),
-        e.nenku, e.suited,
-    )
+    values: list[Any] = [c.text for c in e.hand]
+    values += (e.category, LABELS[e.label_key][lang], e.label_key, e.score, e.payout)
+    if ox is not None and power is not None:
+        values += (*(c.text for c in ox.cards), *ox.points, *(c.text for c in power.cards), *power.points)
+    return evaluation_shape(values, Flags(ox is not None, e.nenku, e.suited))
 
 
-def _values(row: Row, lang: int) -> tuple[Any, ...]:
-    """A row's values in the order of :func:`_template`'s holes: ``(5 card texts, category,
-    label, label key, score, payout)`` and, with a formation, ``(3 ox card texts, their
-    points, 2 power card texts, their points)``; the label in the ``lang``-th language."""
-    codes, entry, slot, order, _, payout = row
-    a, b, c, d, e = codes
+#: Per :class:`Flags` (as ``formed << 2 | nenku << 1 | suited``), a :func:`_template`.
+Forms = tuple[tuple[str, Callable[[tuple[Any, ...]], Any] | None], ...]
+
+
+def _values(rows: Iterable[Row], lang: int, forms: Forms | None = None) -> Iterator[Any]:
+    """Each row's flags (:class:`Flags` as ``formed << 2 | nenku << 1 | suited``) and values
+    in :data:`MEMBERS`' order: ``(5 card texts, category, label, label key, score, payout)``
+    and, with a formation, ``(3 ox card texts, their points, 2 power card texts, their
+    points)``; the label in the ``lang``-th language. With ``forms``, each row's text
+    instead: its template filled with its values (:func:`_texts`).
+
+    The one place a hand's values are read, written out: the loop of every batch, ranking
+    and settlement.
+    """
     text = CARD_TEXTS
-    head = (text[a], text[b], text[c], text[d], text[e], entry.category.value, entry.labels[lang], entry.label_key,
-            entry.score, payout)
-    if slot is None:
-        return head
-    (i, j, h), (f, g, n), (r, s), (t, u) = slot.by_order[order]
-    p, q = slot.ox_points, slot.power_points
-    return (*head, text[codes[i]], text[codes[j]], text[codes[h]], p[f], p[g], p[n],
-            text[codes[r]], text[codes[s]], q[t], q[u])
+    for codes, entry, slot, order, suited, payout in rows:
+        a, b, c, d, e = codes
+        if slot is None:
+            flags: int = suited
+            values: tuple[Any, ...] = (text[a], text[b], text[c], text[d], text[e], entry.category,
+                                       entry.labels[lang], entry.label_key, entry.score, payout)
+        else:
+            (i, j, h), (f, g, n), (r, s), (t, u) = slot.by_order[order]
+            p, q = slot.ox_points, slot.power_points
+            flags = 4 | slot.nenku << 1 | suited
+            values = (text[a], text[b], text[c], text[d], text[e], entry.category, entry.labels[lang],
+                      entry.label_key, entry.score, payout, text[codes[i]], text[codes[j]], text[codes[h]], p[f], p[g],
+                      p[n], text[codes[r]], text[codes[s]], q[t], q[u])
+        if forms is None:
+            yield flags, values
+        else:
+            form, getter = forms[flags]
+            yield form % (values if getter is None else getter(values))
 
 
 def evaluation_data(row: Row, fields: tuple[str, ...] | None = None, lang: str = "en") -> dict[str, Any]:
@@ -164,13 +238,8 @@ def evaluation_data(row: Row, fields: tuple[str, ...] | None = None, lang: str =
     >>> evaluation_data(row, ("label", "power"))
     {'label': 'Double-Ox 8', 'power': {'cards': ['8D', '8H'], 'points': [8, 8]}}
     """
-    values = _values(row, LANGUAGES.index(lang))
-    slot = row[2]
-    formed = slot is not None
-    return select(evaluation_shape(list(values[:HAND_SIZE]), values[5], values[6], values[7], values[8], values[9],
-                                   list(values[10:13]) if formed else None, list(values[13:16]),
-                                   list(values[16:18]) if formed else None, list(values[18:20]),
-                                   slot is not None and slot.nenku, row[4]), fields)
+    [(flags, values)] = _values((row,), LANGUAGES.index(lang))
+    return select(evaluation_shape(values, Flags(bool(flags & 4), bool(flags & 2), bool(flags & 1))), fields)
 
 
 #: A template's holes: ``@sN@`` inside a JSON string, ``"@nN@"`` a whole number.
@@ -196,23 +265,18 @@ def _template(formed: bool, nenku: bool, suited: bool,
     >>> _template(False, False, False, None)[1] is None
     True
     """
-    kinds = "ssssssssnnsssnnnssnn"  # a hole in a JSON string (s), or a whole number (n)
+    kinds = _KINDS[formed]
     holes: list[Any] = [f"@{kind}{i}@" for i, kind in enumerate(kinds)]
-    if formed:
-        shape = evaluation_shape(holes[:HAND_SIZE], holes[5], holes[6], holes[7], holes[8], holes[9], holes[10:13],
-                                 holes[13:16], holes[16:18], holes[18:20], nenku, suited)
-    else:
-        shape = evaluation_shape(holes[:HAND_SIZE], holes[5], holes[6], holes[7], holes[8], holes[9], None, [],
-                                 None, [], nenku, suited)
+    shape = evaluation_shape(holes, Flags(formed, nenku, suited))
     text = orjson.dumps(select(shape, fields)).decode()
     order = [int(n or s) for n, s in _HOLE.findall(text)]
     getter: Callable[[tuple[Any, ...]], Any] | None = (
-        None if order == list(range(20 if formed else 10)) else itemgetter(*order) if order else (lambda _: ()))
+        None if order == list(range(len(kinds))) else itemgetter(*order) if order else (lambda _: ()))
     return _HOLE.sub("%s", text.replace("%", "%%")), getter
 
 
 @lru_cache(maxsize=64)
-def _forms(fields: tuple[str, ...] | None) -> tuple[tuple[str, Callable[[tuple[Any, ...]], Any] | None], ...]:
+def _forms(fields: tuple[str, ...] | None) -> Forms:
     """The :func:`_template` of every formation flag combination for ``fields``, by
     ``formed << 2 | nenku << 1 | suited``."""
     return tuple(_template(bool(i & 4), bool(i & 2), bool(i & 1), fields) for i in range(8))
@@ -220,24 +284,9 @@ def _forms(fields: tuple[str, ...] | None) -> tuple[tuple[str, Callable[[tuple[A
 
 def _texts(resolution: Resolution, fields: tuple[str, ...] | None, lang: str) -> Iterator[str]:
     """Each resolved hand's ``Evaluation`` as JSON text: its :func:`_template` filled with
-    :func:`_values` (written out here: the loop of every batch, ranking and settlement)."""
-    forms = _forms(fields)
-    text = CARD_TEXTS
-    li = LANGUAGES.index(lang)
-    for codes, entry, slot, order, suited, payout in resolution.rows():
-        a, b, c, d, e = codes
-        if slot is None:
-            form, getter = forms[suited]
-            values: tuple[Any, ...] = (text[a], text[b], text[c], text[d], text[e], entry.category, entry.labels[li],
-                                       entry.label_key, entry.score, payout)
-        else:
-            (i, j, h), (f, g, n), (r, s), (t, u) = slot.by_order[order]
-            p, q = slot.ox_points, slot.power_points
-            form, getter = forms[4 | slot.nenku << 1 | suited]
-            values = (text[a], text[b], text[c], text[d], text[e], entry.category, entry.labels[li], entry.label_key,
-                      entry.score, payout, text[codes[i]], text[codes[j]], text[codes[h]], p[f], p[g], p[n],
-                      text[codes[r]], text[codes[s]], q[t], q[u])
-        yield form % (values if getter is None else getter(values))
+    its :func:`_values`."""
+    texts: Iterator[str] = _values(resolution.rows(), LANGUAGES.index(lang), _forms(fields))
+    return texts
 
 
 def evaluation_texts(resolution: Resolution, fields: tuple[str, ...] | None = None, lang: str = "en") -> list[str]:

@@ -303,10 +303,10 @@ def profiles(name: str | None, as_json: bool) -> None:
     """List the rules profiles, or show one profile's knobs."""
     reg = registry()
     if name is None:
-        _print(operations.list_profiles(reg), as_json, profiles_text)
+        _print(operations.list_profiles(reg).body, as_json, profiles_text)
         return
     try:
-        dumped = operations.get_profile(name, reg)
+        dumped = operations.get_profile(name, reg).body
     except UnknownProfileError:
         raise InputError(f"unknown profile {name!r}; the profiles are {', '.join(reg)}") from None
     _print(dumped, as_json, profile_text)

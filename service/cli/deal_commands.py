@@ -47,7 +47,7 @@ def _body(path: str | None, options: Mapping[str, Any]) -> dict[str, Any]:
 
 def _run(operation: Any, body: dict[str, Any]) -> dict[str, Any]:
     try:
-        answer: dict[str, Any] = operation(body, {})
+        answer: dict[str, Any] = operation(body, {}).body
     except InvalidRequestError as exc:
         raise InputError(one_line(exc.errors)) from None
     return answer

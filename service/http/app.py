@@ -1,4 +1,10 @@
-"""The Flask application factory."""
+"""The application factory: the Flask app, its URL map built from the route table
+(:mod:`service.http.routes`), and around it, at the WSGI layer, the table's dispatcher and
+what every answer carries (:class:`~service.http.middleware.EveryAnswer`).
+
+No Flask hook applies to the route table's ``POST`` routes (the dispatcher answers them
+before Flask): what every answer needs is added at the WSGI layer, and a test keeps the
+app's hooks to the ones listed there."""
 
 from __future__ import annotations
 
@@ -8,18 +14,14 @@ from typing import Any
 from flask import Flask
 
 from service.http import cors, observability
-from service.http.analyses import analyses
 from service.http.budget import AnalysisBudget
-from service.http.deals import deals
-from service.http.direct import DirectRoutes
 from service.http.docs import docs
 from service.http.middleware import EveryAnswer
-from service.http.ops import OPENAPI_FILE, ops, reject_query_on_reads
+from service.http.ops import ops, reject_query_on_reads
 from service.http.problems import register_error_handlers
-from service.http.profiles import profiles
 from service.http.receipts import install_receipts, receipts
+from service.http.routes import ROUTES, Dispatcher, add_routes
 from service.http.runtime import Runtime, ServerState
-from service.http.scoring import scoring
 from service.json_text import MAX_BODY_BYTES
 from service.profiles import load_registry
 from service.settings import from_environ
@@ -73,14 +75,16 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         budget=AnalysisBudget(float(app.config["ANALYSIS_BUDGET_SECONDS"]),
                               float(app.config["ANALYSIS_POOL_SECONDS"])),
     ).install(app)
-    install_receipts(rt, app.config["RECEIPT_KEY_FILE"], app.config["RECEIPT_PUBLIC_KEYS"], OPENAPI_FILE)
+    install_receipts(rt, app.config["RECEIPT_KEY_FILE"], app.config["RECEIPT_PUBLIC_KEYS"])
     observability.install(app)
-    rt.cors_origins = cors.install(app)
+    policy = cors.install(app)
+    rt.cors_origins = policy.origins if policy is not None else []
     app.before_request(reject_query_on_reads)
     register_error_handlers(app)
-    for blueprint in (scoring, profiles, ops, analyses, deals, receipts, docs):
+    add_routes(app, rt, ROUTES)
+    for blueprint in (ops, receipts, docs):
         app.register_blueprint(blueprint)
-    direct = DirectRoutes(app, app.wsgi_app, rt)
-    app.wsgi_app = EveryAnswer(direct, settings.send_timeout)  # type: ignore[method-assign]
+    dispatcher = Dispatcher(ROUTES, app.wsgi_app, rt, app.config)
+    app.wsgi_app = EveryAnswer(dispatcher, settings.send_timeout, policy)  # type: ignore[method-assign]
     return app
 

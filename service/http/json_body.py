@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
-from flask import Response, current_app, request
+from flask import Response
 from werkzeug.datastructures import LanguageAccept
 from werkzeug.http import parse_accept_header, parse_options_header
 from werkzeug.wrappers import Request
@@ -35,45 +35,25 @@ from service.problems import (
     validation_problem,
 )
 
-__all__ = ["accepted_language", "answer_headers", "body_bytes", "json_response", "json_text_response",
-           "language_of", "parse_json", "query", "query_of", "read_json", "read_json_bytes"]
+__all__ = ["answer_headers", "body_bytes", "json_response", "json_text_response", "language_of", "parse_json",
+           "query_of"]
 
 
 def _malformed(detail: str) -> ProblemError:
     return ProblemError(MALFORMED_JSON, detail, [{"pointer": "", "detail": detail}])
 
 
-def read_json() -> Any:
-    """The request body as JSON data: :func:`parse_json` of :func:`read_json_bytes`.
+def body_bytes(environ: Mapping[str, Any], config: Mapping[str, Any]) -> bytes:
+    """The body's bytes of the request of ``environ`` (its WSGI environment), checked for
+    media type, encodings, size, deadline and framing under ``config`` (the app's:
+    ``MAX_CONTENT_LENGTH``, ``BODY_TIMEOUT``), not yet parsed (:func:`parse_json`): the I/O
+    part, which waits for the client. No request context needed.
 
     :raises ProblemError: 415 when the body is not ``application/json`` in UTF-8 (another
         ``charset`` or a ``Content-Encoding`` is refused, never reinterpreted); 413 when it
         is over 1 MiB however it is framed (``Content-Length`` or chunked); 408 when it does
         not arrive within ``BODY_TIMEOUT`` seconds; 400 when its framing is broken (a bad
-        chunk size, a short body) or when it is
-        not well-formed JSON (a duplicate key, ``NaN``, a number of over 4,300 digits, or
-        nesting too deep for the parser count as malformed: nothing is dropped) or holds
-        a lone UTF-16 surrogate escape such as ``"\\ud800"`` (named by pointer).
-    """
-    return parse_json(read_json_bytes())
-
-
-def read_json_bytes() -> bytes:
-    """The request body's bytes, checked for media type, encodings, size, deadline and
-    framing (:func:`read_json`'s 415, 413, 408 and framing 400), not yet parsed: the I/O
-    part, which waits for the client (a view may parse elsewhere: :func:`parse_json`).
-
-    :raises ProblemError: as :func:`read_json`, but for malformed JSON.
-    """
-    return body_bytes(request.environ, current_app.config)
-
-
-def body_bytes(environ: Mapping[str, Any], config: Mapping[str, Any]) -> bytes:
-    """:func:`read_json_bytes` of the request of ``environ`` (its WSGI environment), under
-    ``config`` (the app's: ``MAX_CONTENT_LENGTH``, ``BODY_TIMEOUT``); no request context
-    needed (:mod:`service.http.direct`).
-
-    :raises ProblemError: as :func:`read_json_bytes`.
+        chunk size, a short body).
     """
     unsupported = _unsupported_media(environ)
     if unsupported is not None:
@@ -118,7 +98,10 @@ def _unsupported_media(environ: Mapping[str, Any]) -> str | None:
 def parse_json(raw: bytes) -> Any:
     """A body's bytes as JSON data (no request context needed: it may run off the event loop).
 
-    :raises ProblemError: 400 when not well-formed (:func:`read_json`).
+    :raises ProblemError: 400 when not well-formed JSON (a duplicate key, ``NaN``, a number
+        of over 4,300 digits, or nesting too deep for the parser count as malformed: nothing
+        is dropped) or when it holds a lone UTF-16 surrogate escape such as ``"\\ud800"``
+        (named by pointer).
     """
     try:
         body, bad = read_json_text(decode_utf8(raw))
@@ -129,14 +112,10 @@ def parse_json(raw: bytes) -> Any:
     return body
 
 
-def query() -> dict[str, list[str]]:
-    """The request's query parameters, every value of each (:data:`service.operations.Query`)."""
-    return query_of(request.environ)
-
-
 def query_of(environ: dict[str, Any]) -> dict[str, list[str]]:
-    """:func:`query` of the request of ``environ``: Werkzeug's reading of it (Flask's
-    ``request.args``), with no request context; the request object Flask made for
+    """The query parameters of the request of ``environ``, every value of each
+    (:data:`service.operations.Query`): Werkzeug's reading of it (Flask's ``request.args``),
+    with no request context; the request object Flask made for
     ``environ`` (Werkzeug keeps it there) is asked when there is one, so its reading is
     made once."""
     if not environ.get("QUERY_STRING"):
@@ -174,13 +153,9 @@ def answer_headers(text: bytes, lang: str | None = None) -> list[tuple[str, str]
     return headers
 
 
-def accepted_language() -> str | None:
-    """The offered language the request's ``Accept-Language`` best matches
-    (:func:`service.languages.negotiate`), or ``None`` without the header or a match."""
-    return language_of(request.environ)
-
-
 def language_of(environ: Mapping[str, Any]) -> str | None:
-    """:func:`accepted_language` of the request of ``environ``, with no request context."""
+    """The offered language the ``Accept-Language`` of the request of ``environ`` best
+    matches (:func:`service.languages.negotiate`), or ``None`` without the header or a match;
+    no request context needed."""
     header = environ.get("HTTP_ACCEPT_LANGUAGE")
     return negotiate(parse_accept_header(header, LanguageAccept)) if header else None

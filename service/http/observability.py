@@ -12,7 +12,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask, Response, request
+from flask import Flask, Response
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -24,11 +24,14 @@ from prometheus_client import multiprocess as prometheus_multiprocess
 
 from service.logs import REQUEST_ID_KEY, WAIT_KEY
 
-__all__ = ["REQUEST_ID_HEADER", "count_answer", "install", "observe_categories", "request_id", "start_request"]
+__all__ = ["REQUEST_ID_HEADER", "ROUTE_KEY", "count_answer", "install", "observe_categories", "request_id", "route_of",
+           "start_request"]
 
 REQUEST_ID_HEADER = "X-Request-ID"
 #: Where :func:`start_request` keeps the request's id and start time in the WSGI environment.
 _STARTED_KEY = "gnau.started"
+#: Where the route table's dispatcher notes the route template it answered (:func:`route_of`).
+ROUTE_KEY = "gnau.route"
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _REQUEST_ID_ENVIRON = "HTTP_" + REQUEST_ID_HEADER.upper().replace("-", "_")
@@ -92,10 +95,22 @@ def start_request(environ: dict[str, Any]) -> str:
     return found
 
 
-def request_id() -> str:
-    """The current request's id (:func:`start_request`), for problem bodies."""
-    found: str = request.environ.get(REQUEST_ID_KEY, "")
+def request_id(environ: Mapping[str, Any]) -> str:
+    """The id of the request of ``environ`` (its WSGI environment; :func:`start_request`),
+    for problem bodies."""
+    found: str = environ.get(REQUEST_ID_KEY, "")
     return found
+
+
+def route_of(environ: Mapping[str, Any]) -> str:
+    """The route template the request of ``environ`` matched: the route table's
+    (:data:`ROUTE_KEY`, set by :class:`service.http.routes.Dispatcher`), else the rule of the
+    request Flask made for it (Werkzeug keeps it in ``environ``), else ``"unmatched"``."""
+    route: str | None = environ.get(ROUTE_KEY)
+    if route is None:
+        rule = getattr(environ.get("werkzeug.request"), "url_rule", None)
+        route = "unmatched" if rule is None else rule.rule
+    return route
 
 
 def count_answer(environ: Mapping[str, Any], route: str, status: int) -> None:
@@ -114,20 +129,9 @@ def count_answer(environ: Mapping[str, Any], route: str, status: int) -> None:
 
 
 def install(app: Flask) -> None:
-    """Request metrics (every series by route template, method and status:
-    :func:`count_answer`) and ``/metrics``.
-
-    The wait of a request for its worker's compute lane is ``gnau_http_request_wait_seconds``.
-    One hook, run on every request Flask answers (:mod:`service.http.direct` counts its own),
-    with two lookups of Flask's context-local ``request`` (each costs about half a
-    microsecond); the id and the start time come from :func:`start_request`, in the WSGI
-    environment.
-    """
-
-    @app.after_request
-    def _count(response: Response) -> Response:
-        rule = request.url_rule
-        count_answer(request.environ, rule.rule if rule is not None else "unmatched", response.status_code)
-        return response
-
+    """``/metrics``. Every answer is counted once, at the WSGI layer
+    (:class:`service.http.middleware.EveryAnswer` calls :func:`count_answer`): the request
+    counter by route template (:func:`route_of`), method and status; the latency from
+    :func:`start_request`; the wait of a request for its worker's compute lane
+    (``gnau_http_request_wait_seconds``)."""
     app.add_url_rule("/metrics", "metrics", metrics_response, methods=["GET"])

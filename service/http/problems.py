@@ -1,14 +1,18 @@
-"""Flask's error handlers: every error raised in the app answered as problem details
-(RFC 9457), from the one catalogue (:mod:`service.problems`, which owns the types, the
-titles and the bodies). No stack trace ever leaves the process.
+"""Flask's error handlers, and the same answers outside Flask (the WSGI dispatcher's): every
+error raised while answering is problem details (RFC 9457), from the one catalogue
+(:mod:`service.problems`, which owns the types, the titles and the bodies). No stack trace
+ever leaves the process.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
+from typing import Any
 
 from flask import Flask, request
 from werkzeug.exceptions import HTTPException
+from werkzeug.http import HTTP_STATUS_CODES
 from werkzeug.wrappers import Response
 
 from service.engine.text import echo
@@ -27,6 +31,8 @@ from service.profiles import UnknownProfileError
 
 __all__ = [
     "ProblemError",
+    "as_problem",
+    "problem_answer",
     "problem_response",
     "register_error_handlers",
     "sorted_methods",
@@ -34,6 +40,9 @@ __all__ = [
 ]
 
 _log = logging.getLogger("service.errors")
+
+#: What a failure that is not a problem (a bug) is answered with; the failure is logged.
+_LOGGED = "The server failed to handle the request; it has been logged."
 
 
 def problem_response(exc: ProblemError, base: Response | None = None) -> Response:
@@ -44,10 +53,37 @@ def problem_response(exc: ProblemError, base: Response | None = None) -> Respons
     """
     response = base if base is not None else Response()
     response.status_code = exc.status
-    response.set_data(exc.body(request.path, request_id()))
+    response.set_data(exc.body(request.path, request_id(request.environ)))
     response.mimetype = MEDIA_TYPE
     response.headers.update(exc.headers)
     return response
+
+
+def as_problem(exc: Exception) -> ProblemError | None:
+    """The problem an exception raised while answering stands for: a :class:`ProblemError`
+    itself, a refused request (400), an unknown profile (404); ``None`` for anything else
+    (a bug: a 500)."""
+    if isinstance(exc, ProblemError):
+        return exc
+    if isinstance(exc, InvalidRequestError):
+        return validation_problem(exc.errors)
+    if isinstance(exc, UnknownProfileError):
+        return ProblemError(UNKNOWN_PROFILE, f"There is no profile {echo(exc.name)}; see {exc.listing}.")
+    return None
+
+
+def problem_answer(exc: Exception, environ: Mapping[str, Any]) -> tuple[str, list[tuple[str, str]], bytes]:
+    """What ``exc``, raised while answering the request of ``environ`` (its WSGI
+    environment), is answered with outside Flask: the status line, the headers and the body,
+    the same as Flask's error handlers (:func:`register_error_handlers`) answer. Anything
+    but a problem is logged with its traceback and answered 500, without it."""
+    problem = as_problem(exc)
+    path = environ.get("PATH_INFO", "")
+    if problem is None:
+        _log.error("unhandled error on %s %s", environ.get("REQUEST_METHOD"), path, exc_info=exc)
+        problem = ProblemError(INTERNAL_ERROR, _LOGGED)
+    status, headers, text = problem.answer(path, request_id(environ))
+    return f"{status} {HTTP_STATUS_CODES.get(status, 'UNKNOWN').upper()}", headers, text
 
 
 def sorted_methods(allow: str) -> str:
@@ -64,17 +100,12 @@ def register_error_handlers(app: Flask) -> None:
     """Answer every error raised in ``app`` as problem details."""
 
     @app.errorhandler(ProblemError)
-    def _api_problem(exc: ProblemError) -> Response:
-        return problem_response(exc)
-
     @app.errorhandler(InvalidRequestError)
-    def _invalid(exc: InvalidRequestError) -> Response:
-        return problem_response(validation_problem(exc.errors))
-
     @app.errorhandler(UnknownProfileError)
-    def _unknown_profile(exc: UnknownProfileError) -> Response:
-        return problem_response(ProblemError(UNKNOWN_PROFILE,
-                                             f"There is no profile {echo(exc.name)}; see {exc.listing}."))
+    def _api_problem(exc: Exception) -> Response:
+        problem = as_problem(exc)
+        assert problem is not None  # registered for these three only
+        return problem_response(problem)
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Response:
@@ -95,5 +126,4 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Response:
         _log.exception("unhandled error on %s %s", request.method, request.path)
-        return problem_response(ProblemError(INTERNAL_ERROR,
-                                             "The server failed to handle the request; it has been logged."))
+        return problem_response(ProblemError(INTERNAL_ERROR, _LOGGED))

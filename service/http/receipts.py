@@ -2,34 +2,31 @@
 :data:`service.receipts.RECEIPT_OPERATIONS`, and the public keys at
 ``GET /.well-known/jwks.json``.
 
-A scoring view calls :func:`answer_with_receipt` only when the query names ``receipt``, so
-requests without it take exactly the path they took before receipts existed. On an
-operation that signs, ``receipt`` is taken out of the query before the operation sees it
-(its other parameters are checked as always, and a bad ``receipt`` value is listed with
-their problems); on any other operation it stays, and the operation answers it as the usual
-unknown parameter. Which operation a route is comes from openapi.yaml's operationIds
-(:func:`receipt_routes`), so :data:`~service.receipts.RECEIPT_OPERATIONS` is the one list.
+The route table (:func:`service.http.routes.serve`) calls :func:`answer_with_receipt` only
+on a route that signs (:attr:`Route.signs <service.http.routes.Route.signs>`: its operationId
+is in :data:`~service.receipts.RECEIPT_OPERATIONS`, the one list) and only when the query
+names ``receipt``, so requests without it take exactly the path they took before receipts
+existed. There ``receipt`` is taken out of the query before the operation sees it (its other
+parameters are checked as always, and a bad ``receipt`` value is listed with their
+problems); on any other operation it stays, and the operation answers it as the usual
+unknown parameter.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 import orjson
-import yaml
-from flask import Blueprint, Response
+from flask import Blueprint, Response, current_app
 
 from service.errors import InvalidRequestError
 from service.http.json_body import json_response
-from service.http.runtime import Runtime, runtime
+from service.http.runtime import Runtime
 from service.operations import Answer, Query
 from service.problems import RECEIPTS_NOT_CONFIGURED, ProblemError
-from service.profiles import ProfileRegistry
 from service.receipts import (
-    RECEIPT_OPERATIONS,
     RECEIPT_PARAMETER,
     ReceiptKeys,
     load_keys,
@@ -37,7 +34,7 @@ from service.receipts import (
     receipt_wanted,
 )
 
-__all__ = ["answer_with_receipt", "install_receipts", "receipt_operation", "receipt_routes", "receipts"]
+__all__ = ["answer_with_receipt", "install_receipts", "receipts"]
 
 receipts = Blueprint("receipts", __name__)
 
@@ -48,25 +45,7 @@ NOT_CONFIGURED = ("This server has no receipt signing key (GNAU_RECEIPT_KEY_FILE
                   "or ask its operator to configure one.")
 
 
-def receipt_routes(openapi: Path) -> dict[tuple[str, str], str]:
-    """The routes of the operations that sign, by ``(Flask route template, METHOD)``:
-    openapi.yaml's paths whose operationId is in :data:`~service.receipts.RECEIPT_OPERATIONS`.
-
-    >>> from service.http.ops import OPENAPI_FILE
-    >>> sorted(receipt_routes(OPENAPI_FILE).items())[0]
-    (('/v1/evaluations', 'POST'), 'evaluateHand')
-    """
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    document = yaml.load(openapi.read_text(encoding="utf-8"), Loader=loader)
-    found: dict[tuple[str, str], str] = {}
-    for path, item in document["paths"].items():
-        for method, operation in item.items():
-            if isinstance(operation, dict) and operation.get("operationId") in RECEIPT_OPERATIONS:
-                found[(path.replace("{", "<").replace("}", ">"), method.upper())] = operation["operationId"]
-    return found
-
-
-def install_receipts(rt: Runtime, key_file: str | None, public_keys: str | None, openapi: Path) -> None:
+def install_receipts(rt: Runtime, key_file: str | None, public_keys: str | None) -> None:
     """Load the receipt keys into ``rt`` (in gunicorn's master, before the fork) and say in
     the log which key signs (a development key is named as such).
 
@@ -74,7 +53,6 @@ def install_receipts(rt: Runtime, key_file: str | None, public_keys: str | None,
         at start, by :mod:`service.settings`).
     """
     rt.receipts = load_keys(key_file, public_keys)
-    rt.receipt_operations = receipt_routes(openapi)
     if rt.receipts.development:
         _log.warning("receipts are signed with a DEVELOPMENT key (%s, made by make run, kid %s): never use it "
                      "in production; set GNAU_RECEIPT_KEY_FILE", key_file, rt.receipts.kid)
@@ -91,32 +69,25 @@ def _sign(keys: ReceiptKeys, operation_id: str, body: Any, answer: Answer) -> by
     return text[:-1] + b',"receipt":' + orjson.dumps(keys.sign(payload)) + b"}"
 
 
-def receipt_operation(rt: Runtime, route: str, method: str = "POST") -> str | None:
-    """The operationId of the route template ``route`` with ``method`` when it signs on
-    request, else ``None``."""
-    return rt.receipt_operations.get((route, method))
+def answer_with_receipt(operation: Callable[[Query], Answer], body: Any, query: Query, rt: Runtime,
+                        operation_id: str) -> tuple[Answer, bytes | None]:
+    """Call an operation that signs, whose query names ``receipt``, with the rest of the
+    query; sign its answer when asked. Touches no request context (it may run on the
+    worker's compute lane).
 
-
-def answer_with_receipt(operation: Callable[[Any, Query, ProfileRegistry], Answer], body: Any, query: Query,
-                        rt: Runtime, operation_id: str | None) -> tuple[Answer, bytes | None]:
-    """Call a scoring operation whose query names ``receipt``; sign its answer when asked.
-    Touches no request context (it may run on the worker's compute lane).
-
+    :param operation: the operation of the request's body, called with a query.
     :param body: the request body, parsed.
-    :param operation_id: :func:`receipt_operation` of the request (``None``: the route does
-        not sign, and ``receipt`` is left to the operation as an unknown parameter).
+    :param operation_id: the operation's operationId (signed into the receipt).
     :return: the operation's answer (for the metrics and its language) and, when a receipt
         was asked for, the signed JSON to send instead of the answer's body.
     :raises InvalidRequestError: the request's problems, a bad ``receipt`` value first.
     :raises ProblemError: 503 ``/problems/receipts-not-configured``: a valid request asked
         for a receipt from a server without a signing key.
     """
-    if operation_id is None:
-        return operation(body, query, rt.profiles), None
     wanted, problem = receipt_wanted(query[RECEIPT_PARAMETER])
     rest: Mapping[str, Any] = {name: values for name, values in query.items() if name != RECEIPT_PARAMETER}
     try:
-        answer = operation(body, rest, rt.profiles)
+        answer = operation(rest)
     except InvalidRequestError as exc:
         raise InvalidRequestError([problem, *exc.errors] if problem else exc.errors) from None
     if problem:
@@ -131,5 +102,5 @@ def answer_with_receipt(operation: Callable[[Any, Query, ProfileRegistry], Answe
 @receipts.get("/.well-known/jwks.json")
 def receipt_keys() -> Response:
     """The receipt keys as a JWK Set (openapi: ``getReceiptKeys``); ``{"keys": []}`` without a key."""
-    return json_response(runtime().receipts.jwk_set())
+    return json_response(Runtime.of(current_app).receipts.jwk_set())
 

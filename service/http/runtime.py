@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from flask import Flask, current_app, request
+from flask import Flask
 
 from service.http.budget import AnalysisBudget
 from service.http.compute import InlineLane, Lane
@@ -23,7 +23,7 @@ from service.profiles import ProfileRegistry
 from service.receipts import ReceiptKeys
 from service.settings import Settings
 
-__all__ = ["RELEASE_KEY", "RUNTIME_KEY", "Runtime", "ServerState", "runtime"]
+__all__ = ["RELEASE_KEY", "RUNTIME_KEY", "Runtime", "ServerState"]
 
 #: The ``app.extensions`` key of the app's :class:`Runtime`.
 RUNTIME_KEY = "gnau"
@@ -60,8 +60,6 @@ class Runtime:
     :param lane: where heavy work runs (:mod:`service.http.compute`): the worker's compute
         lane under gunicorn (gunicorn.conf.py installs it after the fork), else inline.
     :param receipts: the receipt keys (:mod:`service.receipts`), loaded before the fork.
-    :param receipt_operations: the operationId of each route that signs on request, by
-        ``(route template, method)`` (:mod:`service.http.receipts`).
     """
 
     profiles: ProfileRegistry = field(default_factory=ProfileRegistry)
@@ -72,9 +70,8 @@ class Runtime:
     openapi: bytes | None = None
     lane: Lane = field(default_factory=InlineLane)
 
-    def compute(self, work: Callable[[], T], *, heavy: bool, environ: dict[str, Any] | None = None) -> T:
-        """``work()`` for the current request (or the request of ``environ``, its WSGI
-        environment): at once when it is light, else admitted to the worker's compute lane
+    def compute(self, work: Callable[[], T], *, heavy: bool, environ: dict[str, Any]) -> T:
+        """``work()`` for the request of ``environ`` (its WSGI environment): at once when it is light, else admitted to the worker's compute lane
         and run there (its wait noted for the access log and the metrics; its admission ends
         when the answer is sent, :data:`RELEASE_KEY`).
 
@@ -82,8 +79,6 @@ class Runtime:
         """
         if not heavy:
             return work()
-        if environ is None:
-            environ = request.environ
         environ[RELEASE_KEY] = self.lane.admit(environ.get("REMOTE_ADDR") or "-")
 
         def note(waited: float) -> None:
@@ -104,7 +99,6 @@ class Runtime:
         self.state.ready = True
         return warmed
     receipts: ReceiptKeys = field(default_factory=ReceiptKeys)
-    receipt_operations: Mapping[tuple[str, str], str] = field(default_factory=dict)
 
     def install(self, app: Flask) -> Runtime:
         """Make this the runtime of ``app``; return it."""
@@ -113,15 +107,10 @@ class Runtime:
 
     @staticmethod
     def of(app: Flask) -> Runtime:
-        """The runtime of ``app`` (gunicorn.conf.py's hooks have the app, not a request).
+        """The runtime of ``app`` (views: ``Runtime.of(current_app)``).
 
         :raises KeyError: ``app`` has none.
         """
         found: Runtime = app.extensions[RUNTIME_KEY]
         return found
 
-
-def runtime() -> Runtime:
-    """The runtime of the app handling the current request."""
-    found: Runtime = current_app.extensions[RUNTIME_KEY]
-    return found

@@ -28,7 +28,16 @@ from service.engine.partial import PartialOdds, partial_odds
 from service.engine.rules import Profile, Rules
 from service.errors import ErrorItem, InvalidRequestError
 from service.languages import DEFAULT_LANGUAGE
-from service.operations.scoring import Answer, Guard, Query, answer_language, check_query, load, unguarded
+from service.operations.scoring import (
+    Answer,
+    Guard,
+    Query,
+    answer_language,
+    check_query,
+    load,
+    refuse_unknown,
+    unguarded,
+)
 from service.profiles import ProfileRegistry
 from service.serialize import evaluation_data
 
@@ -38,6 +47,9 @@ __all__ = ["Guard", "analyse_distribution", "analyse_house_edge", "fraction_text
 _ODDS = OddsRequestSchema()
 _ANALYSIS = AnalysisRequestSchema(exclude=("decks",))
 _HOUSE_EDGE = HouseEdgeRequestSchema(exclude=("decks",))
+#: The query parameters of the profile reads (their own; the POST analyses' are :func:`load`'s).
+DISTRIBUTION_TAKES = frozenset({"lang"})
+HOUSE_EDGE_TAKES = frozenset({"bet"})
 
 
 def fraction_text(value: Fraction) -> str:
@@ -245,8 +257,9 @@ def get_profile_distribution(name: str, profiles: ProfileRegistry, guard: Guard 
     :raises service.profiles.UnknownProfileError: no profile has that name.
     :raises InvalidRequestError: a ``lang`` that names no offered language.
     """
+    refuse_unknown(query or {}, DISTRIBUTION_TAKES)
     profile = profiles.named(name)
-    errors = check_query(query or {}, frozenset({"lang"}))
+    errors = check_query(query or {}, DISTRIBUTION_TAKES)
     lang = answer_language(query or {}, language, errors)
     if errors:
         raise InvalidRequestError(errors)
@@ -256,18 +269,20 @@ def get_profile_distribution(name: str, profiles: ProfileRegistry, guard: Guard 
     return Answer(_context(profile) | _distribution_body(rules, result, lang), profile.name, lang=lang)
 
 
-def get_profile_house_edge(name: str, query: Query, profiles: ProfileRegistry) -> dict[str, Any]:
+def get_profile_house_edge(name: str, query: Query, profiles: ProfileRegistry) -> Answer:
     """``GET /v1/profiles/{name}/house-edge`` (``getProfileHouseEdge``): the profile's exact
     house edge for the ``bet`` query parameter (computed once, never refused).
 
     :raises service.profiles.UnknownProfileError: no profile has that name.
-    :raises InvalidRequestError: a bad ``bet``, or a bet whose edge is not computed.
+    :raises InvalidRequestError: a query parameter but ``bet``, a bad ``bet``, or a bet whose
+        edge is not computed.
     """
+    refuse_unknown(query, HOUSE_EDGE_TAKES)
     profile = profiles.named(name)
     bet = _bet_parameter(query)
     rules = profile.rules.analysed
     result = _house_edge(rules, bet, {"parameter": "bet"}, None, {"parameter": "name"})
-    return _context(profile) | _edge_body(rules, result)
+    return Answer(_context(profile) | _edge_body(rules, result), profile.name)
 
 
 def analyse_distribution(body: Any, query: Query, profiles: ProfileRegistry, guard: Guard = unguarded, *,
@@ -284,7 +299,7 @@ def analyse_distribution(body: Any, query: Query, profiles: ProfileRegistry, gua
     return Answer(_noted(s.context, s.rules) | _distribution_body(rules, result, s.lang), s.profile.name, lang=s.lang)
 
 
-def analyse_house_edge(body: Any, query: Query, profiles: ProfileRegistry, guard: Guard = unguarded) -> dict[str, Any]:
+def analyse_house_edge(body: Any, query: Query, profiles: ProfileRegistry, guard: Guard = unguarded) -> Answer:
     """``POST /v1/analyses/house-edge`` (``analyseHouseEdge``): the house edge under custom rules for a bet.
 
     :raises InvalidRequestError: naming every problem of the request, or a bet whose edge
@@ -294,4 +309,4 @@ def analyse_house_edge(body: Any, query: Query, profiles: ProfileRegistry, guard
     by_rules: ErrorItem = {"pointer": "/rules"} if "rules" in s.data else {"parameter": "profile"}
     rules = s.rules.analysed
     result = _house_edge(rules, s.data["bet"], {"pointer": "/bet"}, guard, by_rules)
-    return _noted(s.context, s.rules) | _edge_body(rules, result)
+    return Answer(_noted(s.context, s.rules) | _edge_body(rules, result), s.profile.name)

@@ -18,7 +18,7 @@ from service.deal_schemas import DealRequestSchema, VerifyDealRequestSchema
 from service.engine.cards import CARD_TEXTS
 from service.engine.deal import ALGORITHM, commitment, deal
 from service.errors import ErrorItem, InvalidRequestError
-from service.operations.scoring import Query, load_object, unknown_parameter
+from service.operations.scoring import Answer, Query, load_object, unknown_parameter
 
 __all__ = ["deal_hands", "verify_deal"]
 
@@ -44,22 +44,22 @@ def _dealt(data: dict[str, Any], hands: int) -> list[list[str]]:
     return [[CARD_TEXTS[c] for c in hand] for hand in codes]
 
 
-def deal_hands(body: Any, query: Query) -> dict[str, Any]:
+def deal_hands(body: Any, query: Query) -> Answer:
     """``POST /v1/deals`` (``dealHands``): the hands that the seeds and the nonce deal.
 
     :param body: ``{"server_seed": hex, "client_seed": str, "nonce": int, "decks": 1..8
         (default 1), "hands": 2..floor(52 × decks / 5)}``.
     :param query: the query parameters (none is taken).
-    :return: ``{"algorithm": "gnau-deal-v1", "commitment": "sha256:…", "hands": [[five
-        canonical cards], …]}``; hand 0 first (the dealer's, when there is one).
+    :return: the answer, its body ``{"algorithm": "gnau-deal-v1", "commitment": "sha256:…",
+        "hands": [[five canonical cards], …]}``; hand 0 first (the dealer's, when there is one).
     :raises InvalidRequestError: naming every problem; no problem quotes a seed.
 
-    >>> deal_hands({"server_seed": "00" * 16, "client_seed": "p", "nonce": 0, "hands": 2}, {})["hands"][0]
+    >>> deal_hands({"server_seed": "00" * 16, "client_seed": "p", "nonce": 0, "hands": 2}, {}).body["hands"][0]
     ['9C', '4C', '10D', 'QH', '3H']
     """
     data = _load(_DEAL, body, query)
-    return {"algorithm": ALGORITHM, "commitment": commitment(data["server_seed"]),
-            "hands": _dealt(data, data["hands"])}
+    return Answer({"algorithm": ALGORITHM, "commitment": commitment(data["server_seed"]),
+                   "hands": _dealt(data, data["hands"])})
 
 
 def _matches(given: Sequence[list[int | None] | None], dealt: list[list[str]]) -> list[bool | None]:
@@ -69,7 +69,7 @@ def _matches(given: Sequence[list[int | None] | None], dealt: list[list[str]]) -
             for i, hand in enumerate(given)]
 
 
-def verify_deal(body: Any, query: Query) -> dict[str, Any]:
+def verify_deal(body: Any, query: Query) -> Answer:
     """``POST /v1/deals/verify`` (``verifyDeal``): whether a revealed server seed matches its
     published commitment and whether the hands given are the ones the seeds deal.
 
@@ -77,7 +77,7 @@ def verify_deal(body: Any, query: Query) -> dict[str, Any]:
         dealt (its length is the deal's hand count; ``null`` for a hand the caller does not
         know), plus ``commitment`` (``sha256:`` and 64 hex digits, any case).
     :param query: the query parameters (none is taken).
-    :return: ``{"algorithm", "commitment_matches": bool, "hands_match": [true, false or
+    :return: the answer, its body ``{"algorithm", "commitment_matches": bool, "hands_match": [true, false or
         null per hand], "match": bool, "hands": the recomputed hands}``; ``match`` is true
         when the commitment and every given hand match.
     :raises InvalidRequestError: naming every problem; no problem quotes a seed.
@@ -86,5 +86,5 @@ def verify_deal(body: Any, query: Query) -> dict[str, Any]:
     dealt = _dealt(data, len(data["hands"]))
     commitment_matches = data["commitment"] == commitment(data["server_seed"])
     hands_match = _matches(data["hands"], dealt)
-    return {"algorithm": ALGORITHM, "commitment_matches": commitment_matches, "hands_match": hands_match,
-            "match": commitment_matches and False not in hands_match, "hands": dealt}
+    return Answer({"algorithm": ALGORITHM, "commitment_matches": commitment_matches, "hands_match": hands_match,
+                   "match": commitment_matches and False not in hands_match, "hands": dealt})

@@ -75,6 +75,7 @@ __all__ = [
     "load_object",
     "rank_hands",
     "ranking_answer",
+    "refuse_unknown",
     "safe_integer_problems",
     "settle_request",
     "settle_round",
@@ -204,11 +205,11 @@ def _caps_unread(body: Any, data: Mapping[str, Any]) -> bool:
 
 
 class Answer(NamedTuple):
-    """An operation's answer: the body, and for the metrics the profile and how many
-    hands of each category were evaluated.
+    """An operation's answer, the one type every operation returns: the body, and for the
+    metrics the profile and how many hands of each category were evaluated.
 
     :param body: the answer's data (the JSON body).
-    :param profile: the selected profile's name.
+    :param profile: the selected profile's name (``""``: the operation reads none, e.g. a deal).
     :param categories: the number of hands evaluated, by category.
     :param evaluations: the evaluations themselves, where the operation was asked for them
         (the ``gnau`` command shows each card's part from their formations' positions).
@@ -219,7 +220,7 @@ class Answer(NamedTuple):
     """
 
     body: dict[str, Any]
-    profile: str
+    profile: str = ""
     categories: Mapping[str, int] = MappingProxyType({})
     evaluations: Sequence[Evaluation] = ()
     rules: Rules | None = None
@@ -253,6 +254,24 @@ def check_query(query: Query, takes: frozenset[str]) -> list[ErrorItem]:
         if len(query.get(name, ())) > 1:
             errors.append({"parameter": name, "detail": f"give {name} once"})
     return errors
+
+
+def refuse_unknown(query: Query, takes: frozenset[str]) -> None:
+    """Refuse a read's query parameters that it does not take (a read declares the ones it
+    takes; checked before anything else, so a bad parameter is named even on an unknown
+    profile).
+
+    :raises InvalidRequestError: every unknown parameter.
+
+    >>> refuse_unknown({"bet": ["equal"]}, frozenset({"bet"}))
+    >>> refuse_unknown({"x": ["1"]}, frozenset())
+    Traceback (most recent call last):
+        ...
+    service.errors.InvalidRequestError: unknown query parameter; this operation takes none
+    """
+    unknown = [unknown_parameter(name, takes) for name in query if name not in takes]
+    if unknown:
+        raise InvalidRequestError(unknown)
 
 
 def answer_language(query: Query, language: str | None, errors: list[ErrorItem]) -> str:

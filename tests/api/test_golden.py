@@ -1,4 +1,4 @@
-"""The golden corpus (issue 10): every recorded request answers exactly as recorded.
+"""The golden corpora: every recorded request answers exactly as recorded.
 
 tests/api/golden/corpus.jsonl holds about 600 requests across every operation of openapi.yaml
 (valid and invalid bodies, every profile, rule overrides, several decks, bets and
@@ -9,6 +9,10 @@ parsed), and the body (JSON exactly, floats too; other bodies by sha256). What l
 varies is left out when recording (tests/api/golden/record.py): a generated request id is
 compared as ``<generated>``; /metrics only by status and Content-Type; no 429 is recorded
 (its Retry-After depends on time), the corpus's apps have an analysis budget it cannot spend.
+
+tests/api/golden/corpus-cors.jsonl holds the same requests to the same apps with CORS on,
+each with an ``Origin`` (allowed, or for every fourth request not), and a preflight of every
+path: every answer, CORS headers included, stays as recorded with CORS on too.
 
 After a deliberate change of an answer, re-record with ``python -m tests.api.golden.record``
 and review the diff of corpus.jsonl.
@@ -27,9 +31,10 @@ import pytest
 import yaml
 
 from tests import ROOT
-from tests.api.golden.record import load, replay
+from tests.api.golden.record import CORS_CORPUS, load, replay
 
 ENTRIES = load()
+CORS_ENTRIES = load(CORS_CORPUS)
 
 
 def _text(value: Any) -> list[str]:
@@ -44,7 +49,7 @@ def _describe(entry: dict[str, Any]) -> str:
     return f"{entry['method']} {entry['path']} (app {entry.get('app', 'default')}) body {shown}"
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=[e["id"] for e in ENTRIES])
+@pytest.mark.parametrize("entry", ENTRIES + CORS_ENTRIES, ids=[e["id"] for e in ENTRIES + CORS_ENTRIES])
 def test_golden(entry: dict[str, Any]) -> None:
     """The response to the recorded request equals the recorded response."""
     expected = entry["response"]
@@ -66,6 +71,27 @@ def test_corpus_covers_every_operation() -> None:
                 missing.append(operation["operationId"])
     assert not missing, f"no corpus request for {missing}"
     assert len(ENTRIES) >= 300
+
+
+def test_the_cors_corpus_is_the_corpus_with_cors_on() -> None:
+    """Every request of the corpus is in the CORS corpus, to its app with CORS on, with an
+    ``Origin``; allowed origins are answered with ``Access-Control-Allow-Origin``, other
+    origins never; and every path has a preflight."""
+    cors = {e["id"]: e for e in CORS_ENTRIES}
+    for entry in ENTRIES:
+        twin = cors[f"cors/{entry['id']}"]
+        assert twin["app"] == f"cors/{entry.get('app', 'default')}"
+        assert twin["headers"] == entry["headers"] | {"Origin": twin["headers"]["Origin"]}
+        assert (twin["method"], twin["path"], twin.get("json"), twin.get("data")) == (
+            entry["method"], entry["path"], entry.get("json"), entry.get("data"))
+    origins = {e["headers"]["Origin"] for e in CORS_ENTRIES}
+    assert len(origins) == 2
+    for entry in CORS_ENTRIES:
+        allowed = entry["response"]["headers"].get("Access-Control-Allow-Origin")
+        assert allowed in (None, entry["headers"]["Origin"])
+    assert sum(bool(e["response"]["headers"].get("Access-Control-Allow-Origin")) for e in CORS_ENTRIES) > 500
+    preflights = {e["path"].split("?")[0] for e in CORS_ENTRIES if e["method"] == "OPTIONS"}
+    assert {e["path"].split("?")[0] for e in ENTRIES if e.get("app", "default") == "default"} <= preflights
 
 
 def _matches(template: list[str], path: list[str]) -> bool:

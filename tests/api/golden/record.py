@@ -1,4 +1,5 @@
-"""Record the golden corpus: ``python -m tests.api.golden.record`` rewrites corpus.jsonl.
+"""Record the golden corpora: ``python -m tests.api.golden.record`` rewrites corpus.jsonl and
+corpus-cors.jsonl.
 
 The corpus pins the HTTP API's answers before the restructuring of issue 10, so that the
 restructured service can prove every response unchanged (tests/api/test_golden.py replays it).
@@ -12,6 +13,12 @@ A request carries its body as ``json`` (sent as JSON text) or ``data`` (a raw st
 malformed bodies). A response keeps its status, every header but the ones listed in
 :data:`IGNORED_HEADERS`, and its body: parsed JSON for JSON bodies (compared exactly,
 floats included: the engine is deterministic), else the sha256 and length of its bytes.
+
+``corpus-cors.jsonl`` holds the same requests sent to the same apps with CORS on
+(:data:`CORS_ORIGIN` allowed), each with an ``Origin`` header (every fourth one an origin
+that is not allowed, :data:`OTHER_ORIGIN`), plus a preflight of every path; it was recorded
+before the direct routes stopped being turned off by CORS, so that every route is proven
+to answer as before with CORS on as well as off.
 
 The requests are generated deterministically here (seeded random hands). Every request
 sends its own ``X-Request-ID`` (problem bodies echo it) except those that test a missing
@@ -39,10 +46,29 @@ from service.http.app import create_app
 from service.http.runtime import Runtime
 from tests.api.test_operator_profiles import GOOD_FILE
 
-__all__ = ["CORPUS", "GENERATED_ID", "IGNORED_HEADERS", "app_config", "app_named", "capture", "load", "replay", "requests",
-           "send"]
+__all__ = [
+    "CORPUS",
+    "CORS_CORPUS",
+    "CORS_ORIGIN",
+    "GENERATED_ID",
+    "IGNORED_HEADERS",
+    "OTHER_ORIGIN",
+    "app_config",
+    "app_named",
+    "capture",
+    "cors_requests",
+    "load",
+    "record",
+    "replay",
+    "requests",
+    "send",
+]
 
 CORPUS = Path(__file__).with_name("corpus.jsonl")
+CORS_CORPUS = Path(__file__).with_name("corpus-cors.jsonl")
+#: The origin the CORS corpus's apps allow (``cors/<app>``), and one they do not.
+CORS_ORIGIN = "https://game.example"
+OTHER_ORIGIN = "https://other.example"
 HERE = Path(__file__).parent
 
 #: Headers never compared: ``Date``/``Server`` (set by servers, not the app), and
@@ -143,9 +169,11 @@ def replay(entry: dict[str, Any]) -> dict[str, Any]:
 
 def app_config(name: str) -> dict[str, Any]:
     """The configuration of the app named ``name`` (:func:`app_named`), its operator
-    profiles written to a new file."""
-    config: dict[str, Any] = {"TESTING": True, "PROFILES_FILE": None, "CORS_ORIGINS": "", "RECEIPT_KEY_FILE": None,
-                              "RECEIPT_PUBLIC_KEYS": None} | _APP_CONFIGS[name]
+    profiles written to a new file; ``cors/<name>`` is the app ``name`` with CORS on for
+    :data:`CORS_ORIGIN`."""
+    base, cors = (name.removeprefix("cors/"), CORS_ORIGIN) if name.startswith("cors/") else (name, "")
+    config: dict[str, Any] = {"TESTING": True, "PROFILES_FILE": None, "CORS_ORIGINS": cors, "RECEIPT_KEY_FILE": None,
+                              "RECEIPT_PUBLIC_KEYS": None} | _APP_CONFIGS[base]
     if config["PROFILES_FILE"] == "operator":
         path = Path(tempfile.mkdtemp(prefix="golden-")) / "profiles.yaml"
         path.write_text(OPERATOR_PROFILES)
@@ -1133,13 +1161,38 @@ def requests() -> list[Entry]:
     return out
 
 
-def main() -> None:
-    """Record every request's response into :data:`CORPUS`."""
-    entries = requests()
-    with CORPUS.open("w", encoding="utf-8") as f:
+def cors_requests() -> list[Entry]:
+    """The CORS corpus's requests: every request of :func:`requests` to its app with CORS
+    on, with an ``Origin`` (every fourth one not allowed), then an allowed and a refused
+    preflight of every path of the corpus; deterministic."""
+    out: list[Entry] = []
+    for i, entry in enumerate(requests()):
+        origin = OTHER_ORIGIN if i % 4 == 3 else CORS_ORIGIN
+        out.append(entry | {"id": f"cors/{entry['id']}", "app": f"cors/{entry.get('app', 'default')}",
+                            "headers": entry.get("headers", {}) | {"Origin": origin}})
+    paths = dict.fromkeys(e["path"].split("?")[0] for e in requests() if e.get("app", "default") == "default")
+    for n, path in enumerate(paths):
+        for kind, origin in (("allowed", CORS_ORIGIN), ("other", OTHER_ORIGIN)):
+            out.append({"id": f"cors/preflight/{kind}{path}", "app": "cors/default", "method": "OPTIONS",
+                        "path": f"{path}?profile=standard",
+                        "headers": {"X-Request-ID": f"golden-cors-{n:03d}-{kind}", "Origin": origin,
+                                    "Access-Control-Request-Method": "POST",
+                                    "Access-Control-Request-Headers": "content-type,x-request-id"}})
+    return out
+
+
+def record(path: Path, entries: list[Entry]) -> None:
+    """Record every request's response of ``entries`` into ``path``."""
+    with path.open("w", encoding="utf-8") as f:
         for entry in entries:
             f.write(json.dumps(entry | {"response": replay(entry)}, ensure_ascii=True, sort_keys=False) + "\n")
-    print(f"{len(entries)} requests recorded in {CORPUS} ({CORPUS.stat().st_size:,} bytes)", file=sys.stderr)
+    print(f"{len(entries)} requests recorded in {path} ({path.stat().st_size:,} bytes)", file=sys.stderr)
+
+
+def main() -> None:
+    """Record every request's response into :data:`CORPUS` and :data:`CORS_CORPUS`."""
+    record(CORPUS, requests())
+    record(CORS_CORPUS, cors_requests())
 
 
 if __name__ == "__main__":
