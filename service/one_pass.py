@@ -29,7 +29,7 @@ from itertools import repeat
 from typing import Any
 
 from service.engine.batch import read_hands
-from service.engine.cards import HAND_SIZE, count_excess, read_hand
+from service.engine.cards import HAND_SIZE, count_excess, read_hand, seats
 from service.members import (
     DEAL,
     EVALUATION,
@@ -44,55 +44,79 @@ from service.members import (
     distinct_ids,
     products_hold,
     table_seats,
-    too_many_hands,
     with_stakes,
 )
 
-__all__ = ["ObjectReader", "Slots", "defaults", "object_reader", "plain_deal", "plain_evaluation", "plain_hands",
-           "plain_ranking", "plain_settlement", "plain_showdown", "value_check"]
+__all__ = ["NOT_PLAIN", "Reader", "Slots", "defaults", "member_reader", "object_reader", "plain_deal", "plain_evaluation",
+           "plain_hands", "plain_ranking", "plain_settlement", "plain_showdown", "read_slots"]
 
-#: Where a reader met hands: ``(object loaded, member name, value given)``, in body order;
-#: the hands are read together afterwards (:func:`read_slots`) and their codes set there.
-Slots = list[tuple[dict[str, Any], str, Any]]
-#: A body's one-pass reader: the object loaded (its hands still to read, in the slots), or
-#: ``None`` when anything is not plainly valid.
-ObjectReader = Callable[[Any, Slots], "dict[str, Any] | None"]
+#: The hands a reader met, in body order: ``(codes loaded, value given)``; the codes list
+#: is empty until the hands are read together (:func:`read_slots`), which fills it.
+Slots = list[tuple[list[int], Any]]
+#: A member's one-pass reader: ``(value given, slots)`` to the value loaded, or
+#: :data:`NOT_PLAIN`.
+Reader = Callable[[Any, Slots], Any]
 
-_NO: Any = object()  # what a value check answers for a value it does not take
+#: What a reader answers for a value that is not plainly valid (left to the fields).
+NOT_PLAIN: Any = object()
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 
 
-def value_check(member: Member) -> Callable[[Any], Any]:
-    """The one-pass check of a member that holds a plain value: the value as the field loads
-    it when plainly valid, else a marker that is none of them.
+def member_reader(member: Member) -> Reader:
+    """The one-pass reader of one member, from its declaration: the value as the field loads
+    it when plainly valid, else :data:`NOT_PLAIN`. A hand is loaded as a list that
+    :func:`read_slots` fills once the table's hands are read together; a ``body`` or a
+    ``list`` is read by its body's :func:`object_reader`.
 
-    :raises ValueError: for a kind that has no one-pass check (the body's reader cannot be
+    :raises ValueError: for a kind that has no one-pass reader (the body's reader cannot be
         built: its schema has no one-pass reader).
 
     >>> from service.members import PLAYER
-    >>> check = value_check(PLAYER["stake"])
-    >>> check(5), check(True) is check(0) is check(5.0)
+    >>> read = member_reader(PLAYER["stake"])
+    >>> read(5, []), read(True, []) is read(0, []) is read(5.0, []) is NOT_PLAIN
     (5, True)
     """
     kind, low, high = member.kind, member.low, member.high
     if kind == "int":
-        return lambda v: v if type(v) is int and low <= v <= high else _NO  # bool is not int by type
+        return lambda v, _: v if type(v) is int and low <= v <= high else NOT_PLAIN  # bool is not int by type
     if kind == "id":
-        return lambda v: v if type(v) is str and len(v) <= high else _NO
+        return lambda v, _: v if type(v) is str and len(v) <= high else NOT_PLAIN
     if kind == "choice":
         choices = frozenset(member.choices)
-        return lambda v: v if type(v) is str and v in choices else _NO
+        return lambda v, _: v if type(v) is str and v in choices else NOT_PLAIN
     if kind == "client_seed":
-        return lambda v: v if type(v) is str and low <= len(v) <= high else _NO
+        return lambda v, _: v if type(v) is str and low <= len(v) <= high else NOT_PLAIN
     if kind == "server_seed":
-        def seed(v: Any) -> Any:
+        def seed(v: Any, _: Slots) -> Any:
             if type(v) is str and 2 * low <= len(v) <= 2 * high and not len(v) % 2 and _HEX_DIGITS.issuperset(v):
                 return bytes.fromhex(v)
-            return _NO
+            return NOT_PLAIN
         return seed
+    if kind == "hand":
+        def hand(v: Any, slots: Slots) -> list[int]:
+            codes: list[int] = []
+            slots.append((codes, v))
+            return codes
+        return hand
     if kind in ("refused", "overrides"):  # given: left to the fields (a refusal, or rules to apply)
-        return lambda v: _NO
-    raise ValueError(f"a {kind} member has no one-pass check")
+        return lambda v, _: NOT_PLAIN
+    if member.body is not None and kind == "body":
+        return object_reader(member.body)
+    if member.body is not None and kind == "list":
+        item = object_reader(member.body)
+
+        def items(v: Any, slots: Slots) -> Any:
+            if type(v) is not list or not low <= len(v) <= high:
+                return NOT_PLAIN
+            out = []
+            for entry in v:
+                loaded = item(entry, slots)
+                if loaded is NOT_PLAIN:
+                    return NOT_PLAIN
+                out.append(loaded)
+            return out
+        return items
+    raise ValueError(f"a {kind} member has no one-pass reader")
 
 
 def defaults(body: Body) -> dict[str, Any]:
@@ -104,80 +128,117 @@ def defaults(body: Body) -> dict[str, Any]:
     return {name: m.default for name, m in body.items() if m.default is not NO_DEFAULT}
 
 
-_VALUE, _HAND, _BODY, _LIST = range(4)
+def reader_source(body: Body, based: bool = False) -> tuple[str, dict[str, Any]]:
+    """The source of the one-pass reader of ``body``'s objects (:func:`object_reader`), and
+    the names it uses besides its arguments. The reader is written out member by member,
+    as one would write it by hand (the checks of :func:`member_reader`, inline for the
+    commonest kinds), so that it costs what a hand-written reader costs.
 
+    :param based: the reader of the ``base`` form of the members that have one.
 
-def _steps(body: Body, based: bool) -> tuple[tuple[str, int, Any, int, int, Any], ...]:
-    """``body``'s members as reading steps: ``(name, how, check, low, high, default)``."""
-    steps: list[tuple[str, int, Any, int, int, Any]] = []
-    for name, declared in body.items():
-        member = declared.based if based and declared.based is not None else declared
-        if member.kind == "hand":
-            steps.append((name, _HAND, None, 0, 0, declared.default))
-        elif member.kind in ("body", "list"):
-            assert member.body is not None
-            steps.append((name, _BODY if member.kind == "body" else _LIST, object_reader(member.body), member.low,
-                          member.high, declared.default))
+    >>> from service.members import SHOWDOWN_PLAYER
+    >>> print(reader_source(SHOWDOWN_PLAYER)[0])
+    def read(data, slots):
+        if type(data) is not dict or not data.keys() <= KEYS:
+            return NOT_PLAIN
+        out = {}
+        if 'id' in data:
+            v = data['id']
+            if type(v) is not str or len(v) > 128:
+                return NOT_PLAIN
+            out['id'] = v
         else:
-            steps.append((name, _VALUE, value_check(member), 0, 0, declared.default))
-    return tuple(steps)
+            out['id'] = None
+        if 'hand' in data:
+            v = data['hand']
+            codes = []
+            slots.append((codes, v))
+            v = codes
+            out['hand'] = v
+        else:
+            return NOT_PLAIN
+        if 'bet_multiple' in data:
+            v = data['bet_multiple']
+            if type(v) is not int or not 1 <= v <= 100:
+                return NOT_PLAIN
+            out['bet_multiple'] = v
+        if 'balance' in data:
+            v = data['balance']
+            if type(v) is not int or not 0 <= v <= 1000000000000000:
+                return NOT_PLAIN
+            out['balance'] = v
+        return out
+    """
+    names: dict[str, Any] = {"NOT_PLAIN": NOT_PLAIN, "KEYS": frozenset(body.members)}
+    lines = ["def read(data, slots):",
+             "    if type(data) is not dict or not data.keys() <= KEYS:",
+             "        return NOT_PLAIN",
+             "    out = {}"]
+    for i, (name, declared) in enumerate(body.items()):
+        if callable(declared.default):
+            raise ValueError(f"{body.name}.{name}: a default made per body has no one-pass reader")
+        member = declared.based if based and declared.based is not None else declared
+        key = repr(name)
+        lines += [f"    if {key} in data:", f"        v = data[{key}]"]
+        if member.kind == "int":
+            lines += [f"        if type(v) is not int or not {member.low} <= v <= {member.high}:",
+                      "            return NOT_PLAIN"]
+        elif member.kind == "id":
+            lines += [f"        if type(v) is not str or len(v) > {member.high}:", "            return NOT_PLAIN"]
+        elif member.kind == "choice":
+            names[f"CHOICES_{i}"] = frozenset(member.choices)
+            lines += [f"        if type(v) is not str or v not in CHOICES_{i}:", "            return NOT_PLAIN"]
+        elif member.kind == "client_seed":
+            lines += [f"        if type(v) is not str or not {member.low} <= len(v) <= {member.high}:",
+                      "            return NOT_PLAIN"]
+        elif member.kind == "server_seed":
+            names["HEX_DIGITS"] = _HEX_DIGITS
+            lines += [f"        if type(v) is not str or not {2 * member.low} <= len(v) <= {2 * member.high} or len(v) % 2 "
+                      "or not HEX_DIGITS.issuperset(v):", "            return NOT_PLAIN", "        v = bytes.fromhex(v)"]
+        elif member.kind == "hand":
+            lines += ["        codes = []", "        slots.append((codes, v))", "        v = codes"]
+        else:
+            names[f"READ_{i}"] = member_reader(member)
+            lines += [f"        v = READ_{i}(v, slots)", "        if v is NOT_PLAIN:", "            return NOT_PLAIN"]
+        lines.append(f"        out[{key}] = v")
+        if declared.required:
+            lines += ["    else:", "        return NOT_PLAIN"]
+        elif declared.default is not NO_DEFAULT:
+            names[f"DEFAULT_{i}"] = declared.default
+            lines += ["    else:", f"        out[{key}] = {declared.default!r}" if declared.default is None or isinstance(
+                declared.default, (int, str)) else f"        out[{key}] = DEFAULT_{i}"]
+    lines.append("    return out")
+    return "\n".join(lines), names
 
 
-def object_reader(body: Body) -> ObjectReader:
+def _compiled(body: Body, based: bool) -> Reader:
+    source, names = reader_source(body, based)
+    exec(compile(source, f"<one-pass reader of {body.name}>", "exec"), names)  # our own source, from the declarations
+    reader: Reader = names["read"]
+    return reader
+
+
+def object_reader(body: Body) -> Reader:
     """The one-pass reader of objects of ``body``'s members (RULES.md's request shapes): an
-    object of known members, each required one given, each value taken by its
-    :func:`value_check` (nested bodies and lists of them read alike, a list's length within
-    its bounds), defaults applied for absent members, in declaration order (as the fields
-    load). A member declared with a ``based`` form is read in that form when the object gives
-    ``base``. Hands are left in the slots. Rules across members are the caller's.
+    object of known members, each required one given, each value taken as its
+    :func:`member_reader` takes it (nested bodies and lists of them read alike), defaults
+    applied for absent members, in declaration order (as the fields load). A member declared
+    with a ``based`` form is read in that form when the object gives ``base``. Hands are
+    left in the slots; the rules across members are the caller's. Its source:
+    :func:`reader_source`.
 
     >>> from service.members import DEALER
     >>> slots: Slots = []
     >>> object_reader(DEALER)({"hand": ["AS", "2S", "3S", "4S", "6S"], "balance": 5}, slots), len(slots)
-    ({'hand': None, 'balance': 5}, 1)
-    >>> object_reader(DEALER)({"hand": ["AS", "2S", "3S", "4S", "6S"], "bid_multiple": 2}, slots) is None
+    ({'hand': [], 'balance': 5}, 1)
+    >>> object_reader(DEALER)({"hand": ["AS", "2S", "3S", "4S", "6S"], "bid_multiple": 2}, slots) is NOT_PLAIN
     True
     """
-    plain = _steps(body, based=False)
-    based = _steps(body, based=True) if any(m.based is not None for _, m in body.items()) else plain
-    keys = frozenset(body.members)
-    required = frozenset(name for name, m in body.items() if m.required)
-
-    def read(data: Any, slots: Slots) -> dict[str, Any] | None:
-        if type(data) is not dict or not data.keys() <= keys or not required <= data.keys():
-            return None
-        out: dict[str, Any] = {}
-        for name, how, check, low, high, default in based if "base" in data else plain:
-            if name not in data:
-                if default is not NO_DEFAULT:
-                    out[name] = default() if callable(default) else default
-                continue
-            value = data[name]
-            if how == _VALUE:
-                value = check(value)
-                if value is _NO:
-                    return None
-            elif how == _HAND:
-                slots.append((out, name, value))
-                value = None
-            elif how == _BODY:
-                value = check(value, slots)
-                if value is None:
-                    return None
-            else:
-                if type(value) is not list or not low <= len(value) <= high:
-                    return None
-                items = []
-                for item in value:
-                    loaded = check(item, slots)
-                    if loaded is None:
-                        return None
-                    items.append(loaded)
-                value = items
-            out[name] = value
-        return out
-
-    return read
+    plain = _compiled(body, based=False)
+    if not any(m.based is not None for _, m in body.items()):
+        return plain
+    based = _compiled(body, based=True)
+    return lambda data, slots: (based if type(data) is dict and "base" in data else plain)(data, slots)
 
 
 def plain_hands(hands: list[Any], decks: int, shared: bool) -> Sequence[Sequence[int]] | None:
@@ -193,11 +254,11 @@ def plain_hands(hands: list[Any], decks: int, shared: bool) -> Sequence[Sequence
 def read_slots(slots: Slots, decks: int, shared: bool) -> bool:
     """Read the hands a reader left in ``slots`` (:func:`plain_hands`) and set each one's
     codes (a list, as the fields load it) where it was met; ``False`` when any is not plain."""
-    codes = plain_hands([value for _, _, value in slots], decks, shared)
+    codes = plain_hands([value for _, value in slots], decks, shared)
     if codes is None:
         return False
-    for (out, name, _), hand in zip(slots, codes, strict=True):
-        out[name] = list(hand)
+    for (loaded, _), hand in zip(slots, codes, strict=True):
+        loaded.extend(hand)
     return True
 
 
@@ -214,7 +275,7 @@ def plain_settlement(data: Any) -> dict[str, Any] | None:
     """
     slots: Slots = []
     out = _SETTLEMENT(data, slots)
-    if out is None:
+    if out is NOT_PLAIN:
         return None
     players = out["players"]
     if len(players) > table_seats(out["decks"], dealer=True) or not distinct_ids(players):
@@ -235,7 +296,7 @@ def plain_showdown(data: Any) -> dict[str, Any] | None:
     """
     slots: Slots = []
     out = _SHOWDOWN(data, slots)
-    if out is None:
+    if out is NOT_PLAIN:
         return None
     players = out["players"]
     if len(players) > table_seats(out["decks"], dealer=False) or not distinct_ids(players) or not products_hold(
@@ -254,8 +315,8 @@ def plain_deal(data: Any) -> dict[str, Any] | None:
     >>> plain_deal({"server_seed": "00" * 16, "client_seed": "p", "nonce": True, "hands": 2}) is None
     True
     """
-    out = _DEAL(data, [])
-    if out is None or too_many_hands(out["decks"], out["hands"]) is not None:
+    out: dict[str, Any] = _DEAL(data, [])
+    if out is NOT_PLAIN or out["hands"] > seats(out["decks"]):  # the twin of too_many_hands
         return None
     return out
 
@@ -287,7 +348,7 @@ def plain_evaluation(data: Any) -> dict[str, Any] | None:
 if [(name, m.kind, m.required) for name, m in RANKING_ENTRY.items()] != [("id", "id", False), ("hand", "hand", True)]:
     raise TypeError("plain_ranking reads entries of an optional id and a hand only")
 _RANKING_KEYS = frozenset(name for name, m in RANKING.items() if m.kind != "overrides")
-_RANKING_DECKS = value_check(RANKING["decks"])
+_RANKING_DECKS = member_reader(RANKING["decks"])
 _MAX_ID_LENGTH = RANKING_ENTRY["id"].high
 
 
@@ -302,8 +363,8 @@ def plain_ranking(data: Any) -> tuple[int, list[str | None], Sequence[Sequence[i
     """
     if type(data) is not dict or not data.keys() <= _RANKING_KEYS:
         return None
-    decks, entries, bounds = _RANKING_DECKS(data.get("decks", RANKING["decks"].default)), data.get("hands"), RANKING["hands"]
-    if decks is _NO or type(entries) is not list or not bounds.low <= len(entries) <= bounds.high:
+    decks, entries, bounds = _RANKING_DECKS(data.get("decks", RANKING["decks"].default), []), data.get("hands"), RANKING["hands"]
+    if decks is NOT_PLAIN or type(entries) is not list or not bounds.low <= len(entries) <= bounds.high:
         return None
     try:  # TypeError: an entry is not an object; KeyError: it has no "hand"
         hands = list(map(dict.__getitem__, entries, repeat("hand")))
