@@ -113,6 +113,8 @@ class _DealInputs(RequestSchema):
     """What both deal operations take: the seeds, the nonce and the decks
     (:data:`~service.members.DEAL_INPUTS`)."""
 
+    members = DEAL_INPUTS
+
     class Meta(RequestSchema.Meta):
         include = fields_of(DEAL_INPUTS, _KINDS)
 
@@ -129,6 +131,8 @@ class DealRequestSchema(_DealInputs):
         ...
     marshmallow.exceptions.ValidationError: {'server_seed': ['must be an even number of hexadecimal digits (whole bytes), got 33'], 'hands': ['1 deck deals at most 10 hands of five, got 11']}
     """
+
+    members = DEAL
 
     class Meta(RequestSchema.Meta):
         include = fields_of(DEAL, _KINDS)
@@ -149,6 +153,8 @@ class VerifyDealRequestSchema(_DealInputs):
     """``POST /v1/deals/verify``: the deal's inputs, the published ``commitment`` and the
     ``hands`` as dealt (their number is the deal's; ``null`` for a hand not known;
     :data:`~service.members.VERIFY_DEAL`)."""
+
+    members = VERIFY_DEAL
 
     class Meta(RequestSchema.Meta):
         include = fields_of(VERIFY_DEAL, _KINDS)

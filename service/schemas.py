@@ -9,7 +9,7 @@ Cards are read by the engine's one reader (:mod:`service.engine.cards`,
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, overload
+from typing import Any, ClassVar, overload
 
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
 
@@ -318,6 +318,10 @@ class RequestSchema(_Strict):
     ``load`` itself is marshmallow's, untouched: every problem is found there.
     """
 
+    #: The body's declaration, which ``Meta.include`` builds the fields from (``None``: the
+    #: schema declares its fields itself).
+    members: ClassVar[Body | None] = None
+
     def one_pass(self, data: Any) -> dict[str, Any] | None:
         """The body as the fields would load it, read in one pass when it is plainly valid;
         ``None`` (this base schema: always) leaves it to the fields."""
@@ -354,6 +358,8 @@ class ScoringRequestSchema(RequestSchema):
     """What every scoring request may carry (:data:`~service.members.SCORING`): ``decks``
     (1..8, default 1) and ``rules`` (knob overrides, RULES.md section 7)."""
 
+    members = SCORING
+
     class Meta(RequestSchema.Meta):
         include = fields_of(SCORING)
 
@@ -369,6 +375,8 @@ class EvaluationRequestSchema(ScoringRequestSchema):
     >>> EvaluationRequestSchema().read({"hand": ["10S", "7h", "3D", "KC", "7D"]})
     {'decks': 1, 'rules': None, 'hand': [39, 26, 8, 49, 24]}
     """
+
+    members = EVALUATION
 
     class Meta(RequestSchema.Meta):
         include = fields_of(EVALUATION)
@@ -389,6 +397,8 @@ class EvaluationRequestSchema(ScoringRequestSchema):
 class BatchRequestSchema(ScoringRequestSchema):
     """``POST /v1/evaluations/batch``: ``{"hands": [[5 cards], ...], "decks": 1}``
     (:data:`~service.members.BATCH`; its hands are read in one pass by their field)."""
+
+    members = BATCH
 
     class Meta(RequestSchema.Meta):
         include = fields_of(BATCH)
@@ -456,6 +466,8 @@ class RankingRequestSchema(ScoringRequestSchema):
     :class:`~service.engine.batch.Hands` rows.)
     """
 
+    members = RANKING
+
     class Meta(RequestSchema.Meta):
         include = fields_of(RANKING)
 
@@ -492,6 +504,8 @@ class SettlementRequestSchema(ScoringRequestSchema):
     (:func:`~service.one_pass.plain_settlement`), without the field machinery (the same data:
     the tests compare the two); anything else goes through the fields.
     """
+
+    members = SETTLEMENT
 
     class Meta(RequestSchema.Meta):
         include = fields_of(SETTLEMENT)
@@ -541,6 +555,8 @@ class ExposureRequestSchema(ScoringRequestSchema):
     [{'id': None, 'bet': 'double', 'bet_multiple': 2, 'stake': 60}]
     """
 
+    members = EXPOSURE
+
     class Meta(RequestSchema.Meta):
         include = fields_of(EXPOSURE)
 
@@ -569,6 +585,8 @@ class ShowdownRequestSchema(ScoringRequestSchema):
     ...                                                        {"hand": ["7S", "3H", "JH", "8C", "10C"], "bet_multiple": 4}]})["players"][1]
     {'id': None, 'hand': [27, 10, 42, 29, 37], 'bet_multiple': 4}
     """
+
+    members = SHOWDOWN
 
     class Meta(RequestSchema.Meta):
         include = fields_of(SHOWDOWN)
