@@ -98,7 +98,7 @@ SAMPLES: dict[str, list[dict[str, Any]]] = {
 def _probes(member: Member) -> list[Any]:
     """Values that a member of this declaration must be checked against: its bounds, just
     beyond them, and the wrong types."""
-    wrong = [None, True, 1.5, "x", [], {}]
+    wrong: list[Any] = [None, True, 1.5, "x", [], {}]
     if member.kind == "int":
         return [*wrong, member.low, member.high, member.low - 1, member.high + 1, str(member.low), float(member.low)]
     if member.kind == "id":
