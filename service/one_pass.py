@@ -136,8 +136,7 @@ def reader_source(body: Body, based: bool = False) -> tuple[str, dict[str, Any]]
 
     :param based: the reader of the ``base`` form of the members that have one.
 
-    >>> from service.members import SHOWDOWN_PLAYER
-    >>> print(reader_source(SHOWDOWN_PLAYER)[0])
+    >>> print(reader_source(RANKING_ENTRY)[0])
     def read(data, slots):
         if type(data) is not dict or not data.keys() <= KEYS:
             return NOT_PLAIN
@@ -148,7 +147,7 @@ def reader_source(body: Body, based: bool = False) -> tuple[str, dict[str, Any]]
                 return NOT_PLAIN
             out['id'] = v
         else:
-            out['id'] = None
+            out['id'] = DEFAULT_0
         if 'hand' in data:
             v = data['hand']
             codes = []
@@ -157,16 +156,6 @@ def reader_source(body: Body, based: bool = False) -> tuple[str, dict[str, Any]]
             out['hand'] = v
         else:
             return NOT_PLAIN
-        if 'bet_multiple' in data:
-            v = data['bet_multiple']
-            if type(v) is not int or not 1 <= v <= 100:
-                return NOT_PLAIN
-            out['bet_multiple'] = v
-        if 'balance' in data:
-            v = data['balance']
-            if type(v) is not int or not 0 <= v <= 1000000000000000:
-                return NOT_PLAIN
-            out['balance'] = v
         return out
     """
     names: dict[str, Any] = {"NOT_PLAIN": NOT_PLAIN, "KEYS": frozenset(body.members)}
@@ -179,36 +168,38 @@ def reader_source(body: Body, based: bool = False) -> tuple[str, dict[str, Any]]
             raise ValueError(f"{body.name}.{name}: a default made per body has no one-pass reader")
         member = declared.based if based and declared.based is not None else declared
         key = repr(name)
-        lines += [f"    if {key} in data:", f"        v = data[{key}]"]
-        if member.kind == "int":
-            lines += [f"        if type(v) is not int or not {member.low} <= v <= {member.high}:",
-                      "            return NOT_PLAIN"]
-        elif member.kind == "id":
-            lines += [f"        if type(v) is not str or len(v) > {member.high}:", "            return NOT_PLAIN"]
-        elif member.kind == "choice":
-            names[f"CHOICES_{i}"] = frozenset(member.choices)
-            lines += [f"        if type(v) is not str or v not in CHOICES_{i}:", "            return NOT_PLAIN"]
-        elif member.kind == "client_seed":
-            lines += [f"        if type(v) is not str or not {member.low} <= len(v) <= {member.high}:",
-                      "            return NOT_PLAIN"]
-        elif member.kind == "server_seed":
-            names["HEX_DIGITS"] = _HEX_DIGITS
-            lines += [f"        if type(v) is not str or not {2 * member.low} <= len(v) <= {2 * member.high} or len(v) % 2 "
-                      "or not HEX_DIGITS.issuperset(v):", "            return NOT_PLAIN", "        v = bytes.fromhex(v)"]
-        elif member.kind == "hand":
-            lines += ["        codes = []", "        slots.append((codes, v))", "        v = codes"]
-        else:
-            names[f"READ_{i}"] = member_reader(member)
-            lines += [f"        v = READ_{i}(v, slots)", "        if v is NOT_PLAIN:", "            return NOT_PLAIN"]
-        lines.append(f"        out[{key}] = v")
+        lines += [f"    if {key} in data:", f"        v = data[{key}]", *_check_lines(member, i, names),
+                  f"        out[{key}] = v"]
         if declared.required:
             lines += ["    else:", "        return NOT_PLAIN"]
         elif declared.default is not NO_DEFAULT:
             names[f"DEFAULT_{i}"] = declared.default
-            lines += ["    else:", f"        out[{key}] = {declared.default!r}" if declared.default is None or isinstance(
-                declared.default, (int, str)) else f"        out[{key}] = DEFAULT_{i}"]
+            lines += ["    else:", f"        out[{key}] = DEFAULT_{i}"]
     lines.append("    return out")
     return "\n".join(lines), names
+
+
+def _check_lines(member: Member, i: int, names: dict[str, Any]) -> list[str]:
+    """The lines of :func:`reader_source` that check ``v``, the value of its ``i``-th member
+    (and load it: a seed's bytes, a hand's slot), adding the names they use to ``names``."""
+    kind, low, high = member.kind, member.low, member.high
+    if kind == "int":
+        return [f"        if type(v) is not int or not {low} <= v <= {high}:", "            return NOT_PLAIN"]
+    if kind == "id":
+        return [f"        if type(v) is not str or len(v) > {high}:", "            return NOT_PLAIN"]
+    if kind == "choice":
+        names[f"CHOICES_{i}"] = frozenset(member.choices)
+        return [f"        if type(v) is not str or v not in CHOICES_{i}:", "            return NOT_PLAIN"]
+    if kind == "client_seed":
+        return [f"        if type(v) is not str or not {low} <= len(v) <= {high}:", "            return NOT_PLAIN"]
+    if kind == "server_seed":
+        names["HEX_DIGITS"] = _HEX_DIGITS
+        return [f"        if type(v) is not str or not {2 * low} <= len(v) <= {2 * high} or len(v) % 2 "
+                "or not HEX_DIGITS.issuperset(v):", "            return NOT_PLAIN", "        v = bytes.fromhex(v)"]
+    if kind == "hand":
+        return ["        codes = []", "        slots.append((codes, v))", "        v = codes"]
+    names[f"READ_{i}"] = member_reader(member)
+    return [f"        v = READ_{i}(v, slots)", "        if v is NOT_PLAIN:", "            return NOT_PLAIN"]
 
 
 def _compiled(body: Body, based: bool) -> Reader:

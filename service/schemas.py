@@ -41,6 +41,7 @@ from service.one_pass import plain_evaluation, plain_ranking, plain_settlement, 
 __all__ = [
     "MESSAGES",
     "BatchRequestSchema",
+    "ByBase",
     "Entries",
     "EvaluationRequestSchema",
     "ExposureRequestSchema",
