@@ -77,27 +77,10 @@ def member_reader(member: Member) -> Reader:
     (5, True)
     """
     kind, low, high = member.kind, member.low, member.high
-    if kind == "int":
-        return lambda v, _: v if type(v) is int and low <= v <= high else NOT_PLAIN  # bool is not int by type
-    if kind == "id":
-        return lambda v, _: v if type(v) is str and len(v) <= high else NOT_PLAIN
-    if kind == "choice":
-        choices = frozenset(member.choices)
-        return lambda v, _: v if type(v) is str and v in choices else NOT_PLAIN
-    if kind == "client_seed":
-        return lambda v, _: v if type(v) is str and low <= len(v) <= high else NOT_PLAIN
-    if kind == "server_seed":
-        def seed(v: Any, _: Slots) -> Any:
-            if type(v) is str and 2 * low <= len(v) <= 2 * high and not len(v) % 2 and _HEX_DIGITS.issuperset(v):
-                return bytes.fromhex(v)
-            return NOT_PLAIN
-        return seed
-    if kind == "hand":
-        def hand(v: Any, slots: Slots) -> list[int]:
-            codes: list[int] = []
-            slots.append((codes, v))
-            return codes
-        return hand
+    if kind in _WRITTEN_OUT:  # the checks reader_source writes out, as a function of their own
+        names: dict[str, Any] = {"NOT_PLAIN": NOT_PLAIN}
+        lines = ["def read(v, slots):", *(line[4:] for line in _check_lines(member, 0, names)), "    return v"]
+        return _compiled("\n".join(lines), names, f"{kind} member")
     if kind in ("refused", "overrides"):  # given: left to the fields (a refusal, or rules to apply)
         return lambda v, _: NOT_PLAIN
     if member.body is not None and kind == "body":
@@ -179,6 +162,10 @@ def reader_source(body: Body, based: bool = False) -> tuple[str, dict[str, Any]]
     return "\n".join(lines), names
 
 
+#: The kinds whose checks :func:`_check_lines` writes out (the others call their reader).
+_WRITTEN_OUT = frozenset({"int", "id", "choice", "client_seed", "server_seed", "hand"})
+
+
 def _check_lines(member: Member, i: int, names: dict[str, Any]) -> list[str]:
     """The lines of :func:`reader_source` that check ``v``, the value of its ``i``-th member
     (and load it: a seed's bytes, a hand's slot), adding the names they use to ``names``."""
@@ -202,9 +189,9 @@ def _check_lines(member: Member, i: int, names: dict[str, Any]) -> list[str]:
     return [f"        v = READ_{i}(v, slots)", "        if v is NOT_PLAIN:", "            return NOT_PLAIN"]
 
 
-def _compiled(body: Body, based: bool) -> Reader:
-    source, names = reader_source(body, based)
-    exec(compile(source, f"<one-pass reader of {body.name}>", "exec"), names)  # our own source, from the declarations
+def _compiled(source: str, names: dict[str, Any], what: str) -> Reader:
+    """The function ``read`` that ``source`` defines (written here from the declarations)."""
+    exec(compile(source, f"<one-pass reader of a {what}>", "exec"), names)  # our own source, from the declarations
     reader: Reader = names["read"]
     return reader
 
@@ -225,10 +212,10 @@ def object_reader(body: Body) -> Reader:
     >>> object_reader(DEALER)({"hand": ["AS", "2S", "3S", "4S", "6S"], "bid_multiple": 2}, slots) is NOT_PLAIN
     True
     """
-    plain = _compiled(body, based=False)
+    plain = _compiled(*reader_source(body), body.name)
     if not any(m.based is not None for _, m in body.items()):
         return plain
-    based = _compiled(body, based=True)
+    based = _compiled(*reader_source(body, based=True), body.name)
     return lambda data, slots: (based if type(data) is dict and "base" in data else plain)(data, slots)
 
 
