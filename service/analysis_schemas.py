@@ -12,8 +12,8 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, validate, validates_schema
 
-from service.engine.cards import MAX_DECKS, count_excess, duplicate_message
-from service.engine.partial import ROLES, max_opponents
+from service.engine.cards import MAX_DECKS, count_excess, duplicate_message, seats
+from service.engine.partial import ROLES
 from service.schemas import MESSAGES, ScoringRequestSchema, bet_field, card_codes
 
 __all__ = ["MAX_DEAD", "MAX_OPPONENTS", "MIN_KNOWN", "AnalysisRequestSchema", "CardsField", "HouseEdgeRequestSchema",
@@ -26,7 +26,7 @@ MAX_DEAD = 52 * MAX_DECKS - 10
 #: Known cards for ``POST /v1/odds``: at least three (issue 14).
 MIN_KNOWN = 3
 #: The most opponents any request can name: eight decks, the dealer's hand, no dead cards.
-MAX_OPPONENTS = max_opponents(5, 0, MAX_DECKS)
+MAX_OPPONENTS = seats(MAX_DECKS) - 1
 
 
 class CardsField(fields.Field[Any]):
@@ -96,10 +96,11 @@ class OddsRequestSchema(ScoringRequestSchema):
         if not_dealer:
             errors["opponents"] = [NOT_DEALER]
         elif not errors and isinstance(opponents, int) and known:
-            seats = max_opponents(known, len(data.get("dead") or []), decks)
-            if opponents > seats:
+            # Every hand is five cards, none shared: the caller's (five once complete) and each opponent's.
+            most = max(0, seats(decks, dead=len(data.get("dead") or [])) - 1)
+            if opponents > most:
                 errors["opponents"] = [f"{decks} deck(s) less {len(data.get('dead') or [])} dead cards seat at most "
-                                       f"{seats} opponents beside the dealer's five cards"]
+                                       f"{most} opponents beside the dealer's five cards"]
         if not errors and left < 10 - known:
             errors["dead"] = {"_self": [f"only {left} cards are left for the rest of the hand and the opponent; "
                                         f"at most {52 * decks - 10} dead cards with {decks} deck(s)"]}

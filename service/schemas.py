@@ -9,56 +9,54 @@ Cards are read by the engine's one reader (:mod:`service.engine.cards`,
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from itertools import repeat
-from typing import Any, overload
+from typing import Any, ClassVar, overload
 
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
 
 from service.engine.batch import read_hands
-from service.engine.bets import BETS, DEFAULT_BET
-from service.engine.caps import MAX_BALANCE
-from service.engine.cards import (
-    HAND_SIZE,
-    MAX_DECKS,
-    count_excess,
-    duplicate_message,
-    read_cards,
-    read_hand,
-)
+from service.engine.cards import read_cards, read_hand
 from service.engine.knobs import Knob
 from service.engine.rules import RULE_KNOBS
-from service.engine.settle import MAX_MULTIPLE, MAX_STAKE
-from service.one_pass import (
-    MAX_ID_LENGTH,
-    max_players,
-    max_seats,
-    plain_decks,
-    plain_hands,
-    plain_settlement,
-    plain_showdown,
+from service.members import (
+    BATCH,
+    EVALUATION,
+    EXPOSURE,
+    NO_DEFAULT,
+    PLAYER,
+    RANKING,
+    SCORING,
+    SETTLEMENT,
+    SHOWDOWN,
+    Body,
+    Member,
+    bid_multiple,
+    duplicate_id_errors,
+    excess_errors,
+    product_errors,
+    seat_errors,
+    with_stakes,
 )
+from service.one_pass import plain_evaluation, plain_ranking, plain_settlement, plain_showdown
 
 __all__ = [
     "MESSAGES",
     "BatchRequestSchema",
+    "ByBase",
     "Entries",
     "EvaluationRequestSchema",
     "ExposureRequestSchema",
-    "OnePassLoad",
+    "FieldKinds",
     "RankingRequestSchema",
+    "RequestSchema",
     "RulesOverridesSchema",
     "ScoringRequestSchema",
     "SettlementRequestSchema",
     "ShowdownRequestSchema",
     "bet_field",
     "card_codes",
-    "duplicate_id_errors",
-    "max_players",
-    "max_seats",
+    "fields_of",
+    "member_field",
 ]
-
-MAX_BATCH = 10_000
-MAX_RANKING = 1_000
 
 
 def _messages(problems: Mapping[Any, str]) -> dict[Any, list[str]]:
@@ -125,19 +123,6 @@ def _int(low: int, high: int, **kwargs: Any) -> fields.Integer:
     text = f"must be an integer from {low} to {high}"
     return fields.Integer(strict=True, validate=validate.Range(low, high, error=text),
                           error_messages={**MESSAGES, "invalid": text, "too_large": text}, **kwargs)
-
-
-def _stake_field() -> fields.Integer:
-    return _int(1, MAX_STAKE, required=True)
-
-
-def _decks_field() -> fields.Integer:
-    return _int(1, MAX_DECKS, load_default=1)
-
-
-def _id_field() -> fields.String:
-    return fields.String(load_default=None, allow_none=False, error_messages={**MESSAGES, "invalid": "must be a string"},
-                         validate=validate.Length(max=MAX_ID_LENGTH, error=f"at most {MAX_ID_LENGTH} characters"))
 
 
 def _choice(*choices: str, **kwargs: Any) -> fields.String:
@@ -219,52 +204,149 @@ RulesOverridesSchema = _Strict.from_dict({name: _knob_field(knob) for name, knob
                                          name="RulesOverridesSchema")
 
 
-class ScoringRequestSchema(_Strict):
-    """What every scoring request may carry: ``decks`` (1..8, default 1) and ``rules``
-    (knob overrides, RULES.md section 7)."""
+class Refused(fields.Field[Any]):
+    """A member this shape does not take, with the reason (a multiple without ``base``, a
+    stake beside it): any value given is an error naming the member."""
 
-    decks = _decks_field()
-    rules = _nested(RulesOverridesSchema, load_default=None, allow_none=False)
+    def __init__(self, reason: str, **kwargs: Any) -> None:
+        super().__init__(error_messages={**MESSAGES, "refused": reason}, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Any:
+        raise self.make_error("refused")
 
 
-class OnePassLoad:
-    """A request schema's one-pass reader (:mod:`service.one_pass`), put before the schema's
-    class among the bases: ``_plain(data)`` is the loaded data of a plainly valid body
-    (exactly what the fields give), or ``None`` to load it through the fields."""
+class ByBase(fields.Field[Any]):
+    """A member whose shape depends on whether the table gives ``base`` (RULES.md 6.4): loaded
+    by ``plain`` without it, by ``based`` with it. Both see the same body, so the one-pass
+    readers and the fields load alike."""
 
-    @staticmethod
-    def _plain(data: Any) -> dict[str, Any] | None:
+    def __init__(self, plain: fields.Field[Any], based: fields.Field[Any], **kwargs: Any) -> None:
+        super().__init__(error_messages=MESSAGES, **kwargs)
+        self.plain, self.based = plain, based
+
+    def _bind_to_schema(self, field_name: str, parent: Any) -> None:
+        super()._bind_to_schema(field_name, parent)
+        self.plain._bind_to_schema(field_name, parent)
+        self.based._bind_to_schema(field_name, parent)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Any:
+        chosen = self.based if isinstance(data, Mapping) and "base" in data else self.plain
+        return chosen.deserialize(value, attr, data, **kwargs)
+
+
+#: Fields for the member kinds that a module's own field classes load (e.g. the deals'
+#: seeds), by kind: each builds the field of a member from its declaration and the
+#: ``required``/``load_default`` arguments.
+FieldKinds = Mapping[str, Callable[..., fields.Field[Any]]]
+
+
+def _presence(member: Member) -> dict[str, Any]:
+    """marshmallow's arguments for whether a member must be given, and its default."""
+    presence: dict[str, Any] = {"required": True} if member.required else {}
+    if member.default is not NO_DEFAULT:
+        presence["load_default"] = member.default
+    return presence
+
+
+def member_field(member: Member, kinds: FieldKinds | None = None) -> fields.Field[Any]:
+    """The field of one request member, from its declaration (:class:`~service.members.Member`),
+    in the API's words: the one-pass reader is built from the same declaration
+    (:func:`service.one_pass.object_reader`).
+
+    :param kinds: fields for the kinds this module does not build (:data:`FieldKinds`).
+    :raises ValueError: for a kind no field is given for.
+    """
+    presence = _presence(member)
+    if member.based is not None:
+        return ByBase(member_field(member.plain, kinds), member_field(member.based, kinds), **presence)
+    kind = member.kind
+    if kinds is not None and kind in kinds:
+        return kinds[kind](member, error_messages=MESSAGES, **presence)
+    if kind == "int":
+        return _int(member.low, member.high, **presence)
+    if kind == "id":
+        return fields.String(allow_none=False, error_messages={**MESSAGES, "invalid": "must be a string"},
+                             validate=validate.Length(max=member.high, error=f"at most {member.high} characters"),
+                             **presence)
+    if kind == "choice":
+        return _choice(*member.choices, **presence)
+    if kind == "hand":
+        return HandField(error_messages=MESSAGES, **presence)
+    if kind == "hands":
+        return HandsField(member.low, member.high, error_messages=MESSAGES, **presence)
+    if kind == "refused":
+        return Refused(member.reason, **presence)
+    if kind == "overrides":
+        return _nested(RulesOverridesSchema, allow_none=False, **presence)
+    if member.body is not None and kind == "body":
+        return _nested(schema_of(member.body), **presence)
+    if member.body is not None and kind == "list":
+        return BoundedList(_nested(schema_of(member.body)), member.low, member.high, member.what, **presence)
+    raise ValueError(f"no field for a {kind} member")
+
+
+def fields_of(body: Body, kinds: FieldKinds | None = None) -> dict[str, fields.Field[Any]]:
+    """The fields of a body's members (:func:`member_field`), in order: a schema's
+    ``Meta.include``.
+
+    >>> list(fields_of(SHOWDOWN))
+    ['decks', 'rules', 'base', 'players']
+    """
+    return {name: member_field(member, kinds) for name, member in body.items()}
+
+
+_SCHEMAS: dict[str, type[Schema]] = {}
+
+
+def schema_of(body: Body) -> type[Schema]:
+    """The schema of a nested body (one per body, named for it)."""
+    if body.name not in _SCHEMAS:
+        _SCHEMAS[body.name] = _Strict.from_dict(fields_of(body), name=body.name)
+    return _SCHEMAS[body.name]
+
+
+def bet_field() -> fields.String:
+    """A ``bet`` member: ``double`` (the default) or ``equal`` (RULES.md section 6.1)."""
+    return _choice(*PLAYER["bet"].choices, **_presence(PLAYER["bet"]))
+
+
+class RequestSchema(_Strict):
+    """A request body's schema: its fields come from the body's declaration
+    (:mod:`service.members`, ``Meta.include``).
+
+    :meth:`read` is how a request is read: the schema's one-pass reader first
+    (:meth:`one_pass`), then the fields (marshmallow's ``load``) for anything it leaves.
+    ``load`` itself is marshmallow's, untouched: every problem is found there.
+    """
+
+    #: The body's declaration, which ``Meta.include`` builds the fields from (``None``: the
+    #: schema declares its fields itself).
+    members: ClassVar[Body | None] = None
+
+    def one_pass(self, data: Any) -> dict[str, Any] | None:
+        """The body as the fields would load it, read in one pass when it is plainly valid;
+        ``None`` (this base schema: always) leaves it to the fields."""
         return None
 
-    def load(self, data: Any, *args: Any, **kwargs: Any) -> Any:
-        """marshmallow's ``load``, with the one-pass path for a plainly valid body."""
-        if not args and not kwargs:
-            fast = self._plain(data)
-            if fast is not None:
-                return fast
-        return super().load(data, *args, **kwargs)  # type: ignore[misc]
+    def read(self, data: Any) -> dict[str, Any]:
+        """The body loaded: by :meth:`one_pass` when it takes it, else by the fields.
+
+        :raises marshmallow.ValidationError: the fields' problems (messages by member).
+        """
+        plain = self.one_pass(data)
+        if plain is not None:
+            return plain
+        loaded: dict[str, Any] = self.load(data)
+        return loaded
 
 
-class _OnePassSchema(OnePassLoad, ScoringRequestSchema):
-    """A scoring request with a one-pass reader (:class:`OnePassLoad`)."""
-
-
-def _excess_errors(path: Callable[[int], tuple[object, ...]], hands: Sequence[Sequence[int | None]], decks: int,
-                   shared: bool) -> dict[Any, Any]:
-    """Errors for cards beyond ``decks`` copies (:func:`~service.engine.cards.count_excess`),
-    nested by path.
-
-    :param path: the path of the hand at an index of ``hands``.
-    :param hands: codes per hand; a code is ``None`` where the card was bad.
-    :param shared: count across all hands (a table) rather than within each hand.
-    """
-    errors: dict[Any, Any] = {}
-    for h, i, code in count_excess(hands, decks, shared=shared):
-        node = errors
-        for part in path(h):
-            node = node.setdefault(part, {})
-        node[i] = [duplicate_message(code, decks)]
-    return errors
+def _merge(errors: dict[Any, Any], more: Mapping[Any, Any]) -> None:
+    """Add nested messages ``more`` into ``errors`` (objects merged key by key)."""
+    for key, value in more.items():
+        if isinstance(errors.get(key), dict) and isinstance(value, Mapping):
+            _merge(errors[key], value)
+        else:
+            errors[key] = value
 
 
 def _decks(data: Mapping[str, Any]) -> int | None:
@@ -273,55 +355,62 @@ def _decks(data: Mapping[str, Any]) -> int | None:
     return decks if isinstance(decks, int) else None
 
 
+class ScoringRequestSchema(RequestSchema):
+    """What every scoring request may carry (:data:`~service.members.SCORING`): ``decks``
+    (1..8, default 1) and ``rules`` (knob overrides, RULES.md section 7)."""
+
+    members = SCORING
+
+    class Meta(RequestSchema.Meta):
+        include = fields_of(SCORING)
+
+
 class EvaluationRequestSchema(ScoringRequestSchema):
-    """``POST /v1/evaluations``: ``{"hand": [5 cards], "decks": 1, "rules": {...}}``.
+    """``POST /v1/evaluations``: ``{"hand": [5 cards], "decks": 1, "rules": {...}}``
+    (:data:`~service.members.EVALUATION`).
 
-    The most common body, ``{"hand": [five distinct cards]}``, loads without the field
-    machinery (the same data: the tests compare the two); anything else, and every error,
-    goes through the fields.
+    The most common body, ``{"hand": [five distinct cards]}``, is read in one pass
+    (:func:`~service.one_pass.plain_evaluation`; the same data: the tests compare the two);
+    anything else, and every error, goes through the fields.
 
-    >>> EvaluationRequestSchema().load({"hand": ["10S", "7h", "3D", "KC", "7D"]})
+    >>> EvaluationRequestSchema().read({"hand": ["10S", "7h", "3D", "KC", "7D"]})
     {'decks': 1, 'rules': None, 'hand': [39, 26, 8, 49, 24]}
     """
 
-    hand = HandField(required=True, error_messages=MESSAGES)
+    members = EVALUATION
 
-    def load(self, data: Any, *args: Any, **kwargs: Any) -> Any:
-        """marshmallow's ``load``, with the fast path for a bare hand of known cards."""
-        if not args and not kwargs and type(data) is dict and len(data) == 1:
-            codes, problems = read_hand(data.get("hand"))
-            if not problems and len(set(codes)) == HAND_SIZE:  # five cards, none repeated
-                return {"decks": 1, "rules": None, "hand": codes}
-        return super().load(data, *args, **kwargs)
+    class Meta(RequestSchema.Meta):
+        include = fields_of(EVALUATION)
+
+    def one_pass(self, data: Any) -> dict[str, Any] | None:
+        """A bare hand of five distinct known cards (:func:`~service.one_pass.plain_evaluation`)."""
+        return plain_evaluation(data)
 
     @validates_schema(skip_on_field_errors=False)
     def _check_cards(self, data: Mapping[str, Any], **kwargs: Any) -> None:
         decks = _decks(data)
         if decks and data.get("hand"):
-            errors = _excess_errors(lambda _: ("hand",), [data["hand"]], decks, shared=False)
+            errors = excess_errors(lambda _: ("hand",), [data["hand"]], decks, shared=False)
             if errors:
                 raise ValidationError(errors)
 
 
 class BatchRequestSchema(ScoringRequestSchema):
-    """``POST /v1/evaluations/batch``: ``{"hands": [[5 cards], ...], "decks": 1}``."""
+    """``POST /v1/evaluations/batch``: ``{"hands": [[5 cards], ...], "decks": 1}``
+    (:data:`~service.members.BATCH`; its hands are read in one pass by their field)."""
 
-    hands = HandsField(1, MAX_BATCH, required=True, error_messages=MESSAGES)
+    members = BATCH
+
+    class Meta(RequestSchema.Meta):
+        include = fields_of(BATCH)
 
     @validates_schema(skip_on_field_errors=False)
     def _check_cards(self, data: Mapping[str, Any], **kwargs: Any) -> None:
         decks = _decks(data)
         if decks and data.get("hands"):
-            errors = _excess_errors(lambda h: ("hands", h), data["hands"], decks, shared=False)
+            errors = excess_errors(lambda h: ("hands", h), data["hands"], decks, shared=False)
             if errors:
                 raise ValidationError(errors)
-
-
-class RankingEntrySchema(_Strict):
-    """One hand to rank: ``{"id": "optional", "hand": [5 cards]}``."""
-
-    id = _id_field()
-    hand = HandField(required=True, error_messages=MESSAGES)
 
 
 class Entries(Sequence[dict[str, Any]]):
@@ -361,52 +450,35 @@ class Entries(Sequence[dict[str, Any]]):
         return repr(list(self))
 
 
-class RankingRequestSchema(_OnePassSchema):
-    """``POST /v1/rankings``: 2 to 1,000 hands, each checked on its own.
+class RankingRequestSchema(ScoringRequestSchema):
+    """``POST /v1/rankings``: 2 to 1,000 hands, each checked on its own
+    (:data:`~service.members.RANKING`).
 
     The common body (``hands`` of ``{"hand": [...], "id": "..."}`` entries, all valid, and
-    ``decks`` at most) loads in one pass over the hands, without the field machinery (the
-    same data: the tests compare the two); anything else, and every error, goes through
-    the fields.
+    ``decks`` at most) is read in one pass over the hands (:func:`~service.one_pass.plain_ranking`),
+    without the field machinery (the same data: the tests compare the two); anything else,
+    and every error, goes through the fields.
 
-    >>> RankingRequestSchema().load({"hands": [{"id": "a", "hand": ["AS", "2D", "3C", "4H", "5S"]},
+    >>> RankingRequestSchema().read({"hands": [{"id": "a", "hand": ["AS", "2D", "3C", "4H", "5S"]},
     ...                                        {"hand": ["KS", "QD", "JC", "10H", "9S"]}]})["hands"]
     [{'id': 'a', 'hand': [3, 4, 9, 14, 19]}, {'id': None, 'hand': [51, 44, 41, 38, 35]}]
 
-    (Hands read in one pass come as tuples of codes: :class:`~service.engine.batch.Hands` rows.)
+    (Hands read in one pass come as tuples of codes from 48 hands on:
+    :class:`~service.engine.batch.Hands` rows.)
     """
 
-    hands = BoundedList(_nested(RankingEntrySchema), 2, MAX_RANKING, "hands", required=True)
+    members = RANKING
 
-    @staticmethod
-    def _plain(data: Any) -> dict[str, Any] | None:
-        if type(data) is not dict or not data.keys() <= {"hands", "decks"}:
+    class Meta(RequestSchema.Meta):
+        include = fields_of(RANKING)
+
+    def one_pass(self, data: Any) -> dict[str, Any] | None:
+        """The entries' ids and hands read a whole list at a time (:func:`~service.one_pass.plain_ranking`),
+        as :class:`Entries`."""
+        plain = plain_ranking(data)
+        if plain is None:
             return None
-        decks, entries = plain_decks(data), data.get("hands")
-        if decks is None or type(entries) is not list or not 2 <= len(entries) <= MAX_RANKING:
-            return None
-        # Checked a whole list at a time (C loops, no Python call per entry): objects holding
-        # a "hand" and at most an "id", every id given a string of at most MAX_ID_LENGTH.
-        try:  # TypeError: an entry is not an object; KeyError: it has no "hand"
-            hands = list(map(dict.__getitem__, entries, repeat("hand")))
-        except (TypeError, KeyError):
-            return None
-        ids: list[Any] = list(map(dict.get, entries, repeat("id")))
-        absent = ids.count(None)
-        # Each entry's "hand", and its "id" only where that is not null: no other member.
-        if sum(map(len, entries)) != 2 * len(entries) - absent:
-            return None
-        if absent < len(ids):
-            named = ids if not absent else [i for i in ids if i is not None]
-            try:
-                "".join(named)  # TypeError: an id is not a string
-            except TypeError:
-                return None
-            if max(map(len, named)) > MAX_ID_LENGTH:
-                return None
-        codes = plain_hands(hands, decks, shared=False)
-        if codes is None:
-            return None
+        decks, ids, codes = plain
         return {"decks": decks, "rules": None, "hands": Entries(ids, codes)}
 
     @validates_schema(skip_on_field_errors=False)
@@ -414,191 +486,34 @@ class RankingRequestSchema(_OnePassSchema):
         decks = _decks(data)
         if decks and isinstance(data.get("hands"), list):
             at = [i for i, e in enumerate(data["hands"]) if isinstance(e, dict) and e.get("hand")]
-            errors = _excess_errors(lambda h: ("hands", at[h], "hand"), [data["hands"][i]["hand"] for i in at],
-                                    decks, shared=False)
+            errors = excess_errors(lambda h: ("hands", at[h], "hand"), [data["hands"][i]["hand"] for i in at],
+                                   decks, shared=False)
             if errors:
                 raise ValidationError(errors)
 
 
-#: What a multiple without the table's ``base`` is told (RULES.md 6.4).
-NEEDS_BASE = "needs the table's base: with base, each stake is base × bid_multiple × bet_multiple"
-#: What a stake beside the table's ``base`` is told (RULES.md 6.4).
-BASE_AND_STAKE = ("give the table's base or each player's stake, not both: with base, each stake is "
-                  "base × bid_multiple × bet_multiple")
-
-
-class Refused(fields.Field[Any]):
-    """A member this shape does not take, with the reason (a multiple without ``base``, a
-    stake beside it): any value given is an error naming the member."""
-
-    def __init__(self, reason: str, **kwargs: Any) -> None:
-        super().__init__(error_messages={**MESSAGES, "refused": reason}, **kwargs)
-
-    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Any:
-        raise self.make_error("refused")
-
-
-class ByBase(fields.Field[Any]):
-    """A member whose shape depends on whether the table gives ``base`` (RULES.md 6.4): loaded
-    by ``plain`` without it, by ``based`` with it. Both see the same body, so the one-pass
-    readers and the fields load alike."""
-
-    def __init__(self, plain: fields.Field[Any], based: fields.Field[Any], **kwargs: Any) -> None:
-        super().__init__(error_messages=MESSAGES, **kwargs)
-        self.plain, self.based = plain, based
-
-    def _bind_to_schema(self, field_name: str, parent: Any) -> None:
-        super()._bind_to_schema(field_name, parent)
-        self.plain._bind_to_schema(field_name, parent)
-        self.based._bind_to_schema(field_name, parent)
-
-    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Any:
-        chosen = self.based if isinstance(data, Mapping) and "base" in data else self.plain
-        return chosen.deserialize(value, attr, data, **kwargs)
-
-
-def _multiple_field() -> fields.Integer:
-    return _int(1, MAX_MULTIPLE)
-
-
-def _balance_field() -> fields.Integer:
-    return _int(0, MAX_BALANCE)
-
-
-def _base_field(**kwargs: Any) -> fields.Integer:
-    return _int(1, MAX_STAKE, **kwargs)
-
-
-class DealerSchema(_Strict):
-    """The dealer: ``{"hand": [5 cards]}``, and ``balance`` under ``table`` caps (RULES.md 6.5)."""
-
-    hand = HandField(required=True, error_messages=MESSAGES)
-    bid_multiple: fields.Field[Any] = Refused(NEEDS_BASE)
-    balance = _balance_field()
-
-
-class BaseDealerSchema(DealerSchema):
-    """The dealer at a table with ``base``: also its ``bid_multiple`` (1..100, default 1)."""
-
-    bid_multiple = _multiple_field()
-
-
-def bet_field() -> fields.String:
-    """A ``bet`` member: ``double`` (the default) or ``equal`` (RULES.md section 6.1)."""
-    return _choice(*BETS, load_default=DEFAULT_BET)
-
-
-class PlayerSchema(_Strict):
-    """A player: ``{"id": "optional", "hand": [5 cards], "stake": 100, "bet": "double"}``, and
-    ``balance`` under caps (RULES.md 6.5)."""
-
-    id = _id_field()
-    hand = HandField(required=True, error_messages=MESSAGES)
-    stake: fields.Field[Any] = _stake_field()
-    bet = bet_field()
-    bet_multiple: fields.Field[Any] = Refused(NEEDS_BASE)
-    balance = _balance_field()
-
-
-class BasePlayerSchema(PlayerSchema):
-    """A player at a table with ``base`` (RULES.md 6.4): ``bet_multiple`` (1..100, default 1)
-    instead of a stake."""
-
-    stake = Refused(BASE_AND_STAKE)
-    bet_multiple = _multiple_field()
-
-
-def _seat_errors(data: Mapping[str, Any], decks: int, most: int, besides: str) -> dict[Any, Any]:
-    """The problem of more players than ``decks`` seat (``most``), as marshmallow messages."""
-    players = data.get("players")
-    if isinstance(players, list) and len(players) > most:
-        return {"players": {"_self": [f"{decks} deck{'s' if decks > 1 else ''} can seat at most {most} players"
-                                      f"{besides}, got {len(players)}"]}}
-    return {}
-
-
-def _product_errors(data: Mapping[str, Any], bid: int | None) -> dict[Any, Any]:
-    """With a valid ``base``: each player whose stake, ``base × bid × bet_multiple``, is over
-    the stake bound (DECISIONS 27: the error names ``/players/i/bet_multiple``); ``bid`` is
-    ``None`` at a showdown (no dealer, DECISIONS 20: ``base × bet_multiple``)."""
-    product = "base × bet_multiple" if bid is None else "base × bid_multiple × bet_multiple"
-    bid = 1 if bid is None else bid
-    base, players = data.get("base"), data.get("players")
-    errors: dict[Any, Any] = {}
-    if type(base) is not int or not isinstance(players, list):
-        return errors
-    for i, player in enumerate(players):
-        multiple = player.get("bet_multiple", 1) if isinstance(player, dict) else 1
-        if type(multiple) is int and base * bid * multiple > MAX_STAKE:
-            errors[i] = {"bet_multiple": [f"{product} is {base * bid * multiple}, over the stake bound {MAX_STAKE}"]}
-    return {"players": errors} if errors else {}
-
-
-def duplicate_id_errors(data: Mapping[str, Any]) -> dict[Any, Any]:
-    """Each player whose ``id`` repeats an earlier player's (DECISIONS 10: a ledger keys a
-    table's results by id): the error names the later one, ``/players/i/id``, and says which
-    player had it first. Players without an id are never duplicates.
-
-    >>> duplicate_id_errors({"players": [{"id": "a"}, {"id": "b"}, {}, {"id": "a"}]})
-    {'players': {3: {'id': ["repeats the id of /players/0: each player's id must be unique"]}}}
-    """
-    players = data.get("players")
-    first: dict[str, int] = {}
-    errors: dict[Any, Any] = {}
-    for i, player in enumerate(players if isinstance(players, list) else []):
-        id_ = player.get("id") if isinstance(player, dict) else None
-        if isinstance(id_, str):
-            if id_ in first:
-                errors[i] = {"id": [f"repeats the id of /players/{first[id_]}: each player's id must be unique"]}
-            else:
-                first[id_] = i
-    return {"players": errors} if errors else {}
-
-
-def _merge(errors: dict[Any, Any], more: Mapping[Any, Any]) -> None:
-    """Add nested messages ``more`` into ``errors`` (objects merged key by key)."""
-    for key, value in more.items():
-        if isinstance(errors.get(key), dict) and isinstance(value, Mapping):
-            _merge(errors[key], value)
-        else:
-            errors[key] = value
-
-
-def _bid(data: Mapping[str, Any]) -> int:
-    dealer = data.get("dealer")
-    bid = dealer.get("bid_multiple", 1) if isinstance(dealer, dict) else 1
-    return bid if type(bid) is int else 1
-
-
-def _with_stakes(data: dict[str, Any]) -> dict[str, Any]:
-    """A loaded table with ``base``: each player's ``stake`` set to ``base × bid_multiple ×
-    bet_multiple`` (RULES.md 6.4); a table without ``base`` as it is."""
-    if "base" in data:
-        bid = _bid(data)
-        for player in data["players"]:
-            player["stake"] = data["base"] * bid * player.get("bet_multiple", 1)
-    return data
-
-
-class SettlementRequestSchema(_OnePassSchema):
-    """``POST /v1/settlements``: a dealer, 1 to 82 players; cards counted across the table.
+class SettlementRequestSchema(ScoringRequestSchema):
+    """``POST /v1/settlements``: a dealer, 1 to 82 players; cards counted across the table
+    (:data:`~service.members.SETTLEMENT`).
 
     A table gives each player's ``stake``, or the room's ``base`` with the dealer's
     ``bid_multiple`` and each player's ``bet_multiple`` (RULES.md 6.4): then each loaded
     player's ``stake`` is their product. Balances (6.5) are loaded as given; whether the
     rules take them is checked with the rules (:mod:`service.operations.scoring`).
 
-    A plainly valid body (either form, balances included, no ``rules``) loads in one pass
+    A plainly valid body (either form, balances included, no ``rules``) is read in one pass
     (:func:`~service.one_pass.plain_settlement`), without the field machinery (the same data:
     the tests compare the two); anything else goes through the fields.
     """
 
-    dealer = ByBase(_nested(DealerSchema), _nested(BaseDealerSchema), required=True)
-    players = ByBase(BoundedList(_nested(PlayerSchema), 1, max_players(MAX_DECKS), "players"),
-                     BoundedList(_nested(BasePlayerSchema), 1, max_players(MAX_DECKS), "players"), required=True)
-    base = _base_field()
+    members = SETTLEMENT
 
-    _plain = staticmethod(plain_settlement)
+    class Meta(RequestSchema.Meta):
+        include = fields_of(SETTLEMENT)
+
+    def one_pass(self, data: Any) -> dict[str, Any] | None:
+        """A plainly valid table (:func:`~service.one_pass.plain_settlement`)."""
+        return plain_settlement(data)
 
     @validates_schema(skip_on_field_errors=False)
     def _check_table(self, data: Mapping[str, Any], **kwargs: Any) -> None:
@@ -608,7 +523,7 @@ class SettlementRequestSchema(_OnePassSchema):
             if errors:
                 raise ValidationError(errors)
             return
-        _merge(errors, _seat_errors(data, decks, max_players(decks), " besides the dealer"))
+        _merge(errors, seat_errors(data, decks, dealer=True))
         players = data.get("players")
         paths: list[tuple[object, ...]] = []
         hands: list[Sequence[int | None]] = []
@@ -620,50 +535,20 @@ class SettlementRequestSchema(_OnePassSchema):
             if isinstance(player, dict) and player.get("hand"):
                 paths.append(("players", i, "hand"))
                 hands.append(player["hand"])
-        _merge(errors, _excess_errors(paths.__getitem__, hands, decks, shared=True))
-        _merge(errors, _product_errors(data, _bid(data)))
+        _merge(errors, excess_errors(paths.__getitem__, hands, decks, shared=True))
+        _merge(errors, product_errors(data, bid_multiple(data)))
         if errors:
             raise ValidationError(errors)
 
     @post_load
     def _stakes(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        return _with_stakes(data)
-
-
-class ExposureSeatSchema(_Strict):
-    """A seat before the deal: ``{"id": "optional", "stake": 100, "bet": "double"}``; a
-    ``balance`` is the question of the largest bet multiple (RULES.md 6.5)."""
-
-    id = _id_field()
-    stake: fields.Field[Any] = _stake_field()
-    bet = bet_field()
-    bet_multiple: fields.Field[Any] = Refused(NEEDS_BASE)
-    balance = _balance_field()
-
-
-class BaseExposureSeatSchema(ExposureSeatSchema):
-    """A seat at a table with ``base``: ``bet_multiple`` (1..100, default 1) instead of a stake."""
-
-    stake = Refused(BASE_AND_STAKE)
-    bet_multiple = _multiple_field()
-
-
-class ExposureDealerSchema(_Strict):
-    """The dealer before the deal: ``balance`` (the question of the largest bid multiple)."""
-
-    bid_multiple: fields.Field[Any] = Refused(NEEDS_BASE)
-    balance = _balance_field()
-
-
-class BaseExposureDealerSchema(ExposureDealerSchema):
-    """The dealer at a table with ``base``: also its ``bid_multiple``."""
-
-    bid_multiple = _multiple_field()
+        return with_stakes(data)
 
 
 class ExposureRequestSchema(ScoringRequestSchema):
     """``POST /v1/exposures``: 1 to 82 seats (no hands), as many as ``decks`` can seat; with
-    ``base``, multiples instead of stakes, and balances (RULES.md 6.5; DECISIONS 21).
+    ``base``, multiples instead of stakes, and balances (RULES.md 6.5;
+    :data:`~service.members.EXPOSURE`).
 
     >>> ExposureRequestSchema().load({"players": [{"stake": 5, "bet": "equal"}]})["players"]
     [{'id': None, 'stake': 5, 'bet': 'equal'}]
@@ -671,17 +556,17 @@ class ExposureRequestSchema(ScoringRequestSchema):
     [{'id': None, 'bet': 'double', 'bet_multiple': 2, 'stake': 60}]
     """
 
-    players = ByBase(BoundedList(_nested(ExposureSeatSchema), 1, max_players(MAX_DECKS), "players"),
-                     BoundedList(_nested(BaseExposureSeatSchema), 1, max_players(MAX_DECKS), "players"), required=True)
-    dealer = ByBase(_nested(ExposureDealerSchema), _nested(BaseExposureDealerSchema))
-    base = _base_field()
+    members = EXPOSURE
+
+    class Meta(RequestSchema.Meta):
+        include = fields_of(EXPOSURE)
 
     @validates_schema(skip_on_field_errors=False)
     def _check_seats(self, data: Mapping[str, Any], **kwargs: Any) -> None:
         decks = _decks(data)
-        errors = _seat_errors(data, decks, max_players(decks), " besides the dealer") if decks else {}
+        errors = seat_errors(data, decks, dealer=True) if decks else {}
         _merge(errors, duplicate_id_errors(data))
-        _merge(errors, _product_errors(data, _bid(data)))
+        _merge(errors, product_errors(data, bid_multiple(data)))
         seats = [data.get("dealer"), *(data.get("players") or [])]
         if "base" not in data and any(isinstance(x, dict) and "balance" in x for x in seats):
             errors["base"] = ["is required with a balance: the largest multiples answered are multiples of the base"]
@@ -690,33 +575,26 @@ class ExposureRequestSchema(ScoringRequestSchema):
 
     @post_load
     def _stakes(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        return _with_stakes(data)
+        return with_stakes(data)
 
 
-class ShowdownPlayerSchema(_Strict):
-    """A player of a showdown: ``{"id": "optional", "hand": [5 cards], "bet_multiple": 1}``,
-    and ``balance`` under caps (RULES.md 6.6). No stake and no bet type: the amounts come from
-    ``base`` and the multiples."""
-
-    id = _id_field()
-    hand = HandField(required=True, error_messages=MESSAGES)
-    bet_multiple = _multiple_field()
-    balance = _balance_field()
-
-
-class ShowdownRequestSchema(_OnePassSchema):
+class ShowdownRequestSchema(ScoringRequestSchema):
     """``POST /v1/showdowns``: ``base`` and 2 to ``floor(52 × decks / 5)`` players, no dealer;
-    cards counted across the table (RULES.md 6.6; DECISIONS 19-20).
+    cards counted across the table (RULES.md 6.6; :data:`~service.members.SHOWDOWN`).
 
-    >>> ShowdownRequestSchema().load({"base": 10, "players": [{"hand": ["JS", "9H", "AD", "5C", "5D"]},
+    >>> ShowdownRequestSchema().read({"base": 10, "players": [{"hand": ["JS", "9H", "AD", "5C", "5D"]},
     ...                                                        {"hand": ["7S", "3H", "JH", "8C", "10C"], "bet_multiple": 4}]})["players"][1]
     {'id': None, 'hand': [27, 10, 42, 29, 37], 'bet_multiple': 4}
     """
 
-    base = _base_field(required=True)
-    players = BoundedList(_nested(ShowdownPlayerSchema), 2, max_seats(MAX_DECKS), "players", required=True)
+    members = SHOWDOWN
 
-    _plain = staticmethod(plain_showdown)
+    class Meta(RequestSchema.Meta):
+        include = fields_of(SHOWDOWN)
+
+    def one_pass(self, data: Any) -> dict[str, Any] | None:
+        """A plainly valid showdown (:func:`~service.one_pass.plain_showdown`)."""
+        return plain_showdown(data)
 
     @validates_schema(skip_on_field_errors=False)
     def _check_table(self, data: Mapping[str, Any], **kwargs: Any) -> None:
@@ -726,12 +604,12 @@ class ShowdownRequestSchema(_OnePassSchema):
             if errors:
                 raise ValidationError(errors)
             return
-        _merge(errors, _seat_errors(data, decks, max_seats(decks), ""))
+        _merge(errors, seat_errors(data, decks, dealer=False))
         given = data.get("players")
         players: list[Any] = given if isinstance(given, list) else []
         at = [i for i, p in enumerate(players) if isinstance(p, dict) and p.get("hand")]
-        _merge(errors, _excess_errors(lambda h: ("players", at[h], "hand"), [players[i]["hand"] for i in at],
-                                      decks, shared=True))
-        _merge(errors, _product_errors(data, None))
+        _merge(errors, excess_errors(lambda h: ("players", at[h], "hand"), [players[i]["hand"] for i in at],
+                                     decks, shared=True))
+        _merge(errors, product_errors(data, None))
         if errors:
             raise ValidationError(errors)

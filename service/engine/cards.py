@@ -58,6 +58,7 @@ __all__ = [
     "parse_hand",
     "read_cards",
     "read_hand",
+    "seats",
 ]
 
 #: Cards in a hand.
@@ -304,6 +305,22 @@ def read_hand(value: object) -> tuple[list[int | None], dict[int | None, str]]:
     if len(value) != HAND_SIZE:
         problems[None] = f"a hand is exactly {HAND_SIZE} cards, got {len(value)}"
     return codes, problems
+
+
+def seats(decks: int, dead: int = 0) -> int:
+    """How many hands of five ``decks`` decks seat, every hand its own five cards: the one
+    count behind every bound on hands (RULES.md section 1): the hands a deal deals (9.1), the
+    seats of a showdown (6.6), a table's players besides the dealer (``seats(decks) - 1``),
+    the opponents of an odds question (``seats(decks, dead) - 1``).
+
+    :param decks: decks in play, 1..8.
+    :param dead: cards out of play (dead cards), 0 or more.
+    :return: ``floor((52 × decks − dead) / 5)``, at least 0.
+
+    >>> seats(1), seats(8), seats(2, dead=7)
+    (10, 83, 19)
+    """
+    return max(0, (DECK_SIZE * decks - dead) // HAND_SIZE)
 
 
 def count_excess(hands: Sequence[Sequence[int | None]], decks: int, *,

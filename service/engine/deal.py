@@ -48,7 +48,7 @@ from itertools import chain, count, islice
 from cryptography.hazmat.primitives.hashes import SHA256
 from cryptography.hazmat.primitives.hmac import HMAC
 
-from service.engine.cards import DECK_SIZE, HAND_SIZE, MAX_DECKS, Rank, Suit
+from service.engine.cards import DECK_SIZE, HAND_SIZE, MAX_DECKS, Rank, Suit, seats
 
 __all__ = [
     "ALGORITHM",
@@ -60,7 +60,6 @@ __all__ = [
     "block",
     "commitment",
     "deal",
-    "max_hands",
     "shuffle",
     "starting_order",
     "stream",
@@ -84,17 +83,6 @@ _SUIT_ORDER = (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
 _ONE_DECK = tuple((rank.order - 1) * 4 + suit.order for suit in _SUIT_ORDER for rank in Rank)
 #: A block (32 bytes) read as eight big-endian unsigned 32-bit integers.
 _EIGHT_U32 = struct.Struct(">8I")
-
-
-def max_hands(decks: int) -> int:
-    """The most hands ``decks`` decks deal: ``floor(52 × decks / 5)``.
-
-    :param decks: decks in play, 1..8.
-
-    >>> max_hands(1), max_hands(8)
-    (10, 83)
-    """
-    return DECK_SIZE * decks // HAND_SIZE
 
 
 def commitment(server_seed: bytes) -> str:
@@ -223,7 +211,7 @@ def deal(server_seed: bytes, client_seed: str, nonce: int, *, decks: int, hands:
     :param client_seed: the client seed (1 to 256 code points).
     :param nonce: the round's nonce, 0 to 2^53 − 1.
     :param decks: decks in play, 1..8.
-    :param hands: hands dealt, 2 to :func:`max_hands` ``(decks)``.
+    :param hands: hands dealt, 2 to :func:`~service.engine.cards.seats` ``(decks)``.
     :return: ``hands`` lists of five card codes; hand ``h`` holds the shuffled positions
         ``h, h + hands, …, h + 4 × hands``.
     :raises ValueError: an input outside those bounds (the API checks them first and
@@ -248,6 +236,6 @@ def _check(server_seed: bytes, client_seed: str, nonce: int, decks: int, hands: 
         raise ValueError(f"a nonce is 0 to {MAX_NONCE}")
     if not 1 <= decks <= MAX_DECKS:
         raise ValueError(f"decks is 1 to {MAX_DECKS}")
-    if not MIN_HANDS <= hands <= max_hands(decks):
+    if not MIN_HANDS <= hands <= seats(decks):
         raise ValueError(f"{decks} deck{'s' if decks > 1 else ''} deal{'' if decks > 1 else 's'} "
-                         f"{MIN_HANDS} to {max_hands(decks)} hands, not {hands}")
+                         f"{MIN_HANDS} to {seats(decks)} hands, not {hands}")

@@ -63,23 +63,9 @@ from service.engine.suited_hands import SuitedLosses
 from service.engine.tables import Table, table_for
 
 __all__ = ["ROLES", "Completion", "FlushHands", "PartialOdds", "TopCardTies", "by_classes", "class_path_applies",
-           "max_opponents", "partial_odds"]
+           "partial_odds"]
 
 ROLES = ("player", "dealer")
-
-
-def max_opponents(known: int, dead: int, decks: int) -> int:
-    """How many opponents the decks seat: every hand is five cards, none shared.
-
-    :param known: the caller's known cards (its hand takes five in the end).
-    :param dead: dead cards.
-    :param decks: decks in play.
-
-    >>> max_opponents(4, 0, 1), max_opponents(3, 7, 2)
-    (9, 18)
-    """
-    del known  # the caller's hand is five cards once complete, whatever is known now
-    return max(0, (52 * decks - dead - HAND_SIZE) // HAND_SIZE)
 
 
 @dataclass(frozen=True)

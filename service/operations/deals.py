@@ -12,13 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from marshmallow import Schema
-
 from service.deal_schemas import DealRequestSchema, VerifyDealRequestSchema
 from service.engine.cards import CARD_TEXTS
 from service.engine.deal import ALGORITHM, commitment, deal
 from service.errors import ErrorItem, InvalidRequestError
 from service.operations.scoring import Answer, Query, load_object, unknown_parameter
+from service.schemas import RequestSchema
 
 __all__ = ["deal_hands", "verify_deal"]
 
@@ -26,7 +25,7 @@ _DEAL = DealRequestSchema()
 _VERIFY = VerifyDealRequestSchema()
 
 
-def _load(schema: Schema, body: Any, query: Query) -> dict[str, Any]:
+def _load(schema: RequestSchema, body: Any, query: Query) -> dict[str, Any]:
     """The checked body; the deal operations take no query parameter.
 
     :raises InvalidRequestError: naming every problem (query parameters first).

@@ -55,6 +55,7 @@ from service.schemas import (
     EvaluationRequestSchema,
     ExposureRequestSchema,
     RankingRequestSchema,
+    RequestSchema,
     SettlementRequestSchema,
     ShowdownRequestSchema,
 )
@@ -119,22 +120,23 @@ class Scoring:
     lang: str = DEFAULT_LANGUAGE
 
 
-def load_object(schema: Schema, body: Any, errors: list[ErrorItem]) -> dict[str, Any]:
-    """``schema.load(body)`` for a body that must be a JSON object; its problems are
+def load_object(schema: RequestSchema, body: Any, errors: list[ErrorItem]) -> dict[str, Any]:
+    """``schema.read(body)`` (the one-pass reader, then the fields) for a body that must be
+    a JSON object; its problems are
     appended to ``errors`` in body order, and then the data that did load is returned
     (``{}`` when the body is not an object)."""
     if not isinstance(body, dict):
         errors.append({"pointer": "", "detail": "the body must be a JSON object"})
         return {}
     try:
-        data: dict[str, Any] = schema.load(body)
+        data = schema.read(body)
     except ValidationError as exc:
         errors.extend(flatten_messages(in_body_order(exc.messages, body)))
         return exc.valid_data if isinstance(exc.valid_data, dict) else {}
     return data
 
 
-def load_body(schema: Schema, body: Any, profile_name: str, profiles: ProfileRegistry,
+def load_body(schema: RequestSchema, body: Any, profile_name: str, profiles: ProfileRegistry,
               errors: list[ErrorItem], lang: str = DEFAULT_LANGUAGE) -> Scoring | None:
     """Check a scoring body under a profile, as every scoring operation does.
 
@@ -297,7 +299,7 @@ _TAKES = {(f, g): frozenset({"profile"} | ({"fields"} if f else set()) | ({"lang
           for f in (False, True) for g in (False, True)}
 
 
-def load(schema: Schema, body: Any, query: Query, profiles: ProfileRegistry, *, with_fields: bool = False,
+def load(schema: RequestSchema, body: Any, query: Query, profiles: ProfileRegistry, *, with_fields: bool = False,
          with_lang: bool = False, language: str | None = None) -> tuple[Scoring, tuple[str, ...] | None]:
     """Check a scoring request: query parameters (``profile``; ``fields`` when
     ``with_fields``; ``lang`` when ``with_lang``), body, profile and rule overrides.

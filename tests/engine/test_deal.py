@@ -11,13 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from service.engine.cards import CARDS, parse_card
+from service.engine.cards import CARDS, parse_card, seats
 from service.engine.deal import (
     ALGORITHM,
     block,
     commitment,
     deal,
-    max_hands,
     shuffle,
     starting_order,
     stream,
@@ -101,7 +100,7 @@ def test_starting_order_and_round_robin() -> None:
 
 
 def test_more_decks_and_the_most_hands() -> None:
-    hands = deal(SEED, CLIENT, 7, decks=8, hands=max_hands(8))
+    hands = deal(SEED, CLIENT, 7, decks=8, hands=seats(8))
     assert len(hands) == 83
     assert all(len(h) == 5 for h in hands)
     counts = Counter(c for h in hands for c in h)
