@@ -114,6 +114,12 @@ def _rules_md_rows() -> dict[str, tuple[str, str]]:
     return {name: (kind.strip(), default.strip()) for name, kind, default in rows}
 
 
+def _power_of_ten(n: int) -> str:
+    """``n`` as RULES.md writes a large round bound: ``10^6`` for 1,000,000 (else ``n`` with commas)."""
+    text = str(n)
+    return f"10^{len(text) - 1}" if text.startswith("1") and set(text[1:]) <= {"0"} and n >= 10**4 else f"{n:,}"
+
+
 def test_rules_md_table_agrees_with_the_knobs() -> None:
     """RULES.md (normative; its master copy lives outside this repository) lists the knobs
     it specifies: each must be declared with the type and standard value it gives. A knob
@@ -137,7 +143,8 @@ def test_rules_md_table_agrees_with_the_knobs() -> None:
             assert ("or null" in kind) == knob.nullable, name
             assert default == ("null" if standard[name] is None else str(standard[name])), name
             if ".." in kind:
-                assert kind.split()[-1] == f"{knob.low:,}..{knob.high:,}", name
+                assert kind.split()[-1] in (f"{knob.low:,}..{knob.high:,}", f"{knob.low:,}..{_power_of_ten(knob.high)}"), \
+                    name
         else:
             assert kind.startswith({"ranking": "list of categories", "payouts": "map"}[knob.kind]), name
     assert list(rows) == [name for name in KNOBS if name in rows]  # the same order
