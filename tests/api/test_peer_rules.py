@@ -186,3 +186,17 @@ def test_analyses_take_run_ox_and_ignore_min_commission(api: FlaskClient) -> Non
     plain = post(api, "/v1/analyses/house-edge", {"rules": {"commission_bps": 500}}, "bull-bull")
     assert {k: v for k, v in edge.items() if k not in ("ignored_knobs", "rules", "rules_digest")} == {
         k: v for k, v in plain.items() if k not in ("rules", "rules_digest")}
+
+
+def test_rankings_compare_full_houses_by_the_top_card_alone(api: FlaskClient, capsys: pytest.CaptureFixture[str]) -> None:
+    """POST /v1/rankings (its numpy order) with two decks: Full Houses topped by the same K♥
+    share a position under ``full_house_order: high_card`` (dealer ties), K♠ above them; under
+    ``ties: high_card`` the rest of the hands orders them too."""
+    hands = ["2S 2H 2D KH KC", "KC KH KD 3S 3H", "KS KH KD 2S 2H"]
+    rules = {"full_house": True, "full_house_order": "high_card"}
+    request = {"decks": 2, "rules": rules, "hands": [{"hand": hand(h)} for h in hands]}
+    body = post(api, "/v1/rankings", request, "standard")
+    assert [(r["index"], r["position"]) for r in body["ranking"]] == [(2, 1), (0, 2), (1, 2)]
+    assert gnau_json(capsys, "rank", *hands, "--decks", "2", "--rules", json.dumps(rules)) == body
+    whole = post(api, "/v1/rankings", request | {"rules": rules | {"ties": "high_card"}}, "standard")
+    assert [(r["index"], r["position"]) for r in whole["ranking"]] == [(2, 1), (1, 2), (0, 3)]

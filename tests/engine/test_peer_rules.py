@@ -310,3 +310,68 @@ def test_min_commission_reproduces_lsj_min_fee(gross: int) -> None:
     assert (result.gross, result.commission) == (gross, _lsj_fee(gross))
     plain = settle(dealer, [(player, gross)], PROFILES["bull-bull"].rules, ["equal"]).players[0]
     assert plain.commission == gross * 5 // 100
+
+
+# ---------------------------------------------------------------------------------------
+# Properties of the settling knobs over random tables
+
+_deals = st.lists(st.sampled_from(CARDS), min_size=10, max_size=40, unique=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(deal=_deals, stakes=st.lists(st.one_of(st.integers(1, 40), st.integers(1, 10**9)), min_size=7, max_size=7),
+       bps=st.sampled_from([0, 1, 500, 10_000]), dealer_bps=st.sampled_from([0, 250]),
+       least=st.one_of(st.integers(0, 50), st.integers(0, 10**6)), profile=st.sampled_from(list(PROFILES)))
+def test_min_commission_settlements(deal: list[Card], stakes: list[int], bps: int, dealer_bps: int, least: int,
+                                    profile: str) -> None:
+    """Every commission with a rate above 0 is at least ``min_commission`` and at most the
+    gross (RULES.md 7); the settlement stays zero-sum counting the house, and within the
+    exposures, whose ``max_win`` take the minimum too."""
+    rules = apply_overrides(PROFILES[profile].rules, {"commission_bps": bps, "dealer_commission_bps": dealer_bps,
+                                                      "min_commission": least})
+    table = [deal[i:i + 5] for i in range(0, len(deal) - len(deal) % 5, 5)]
+    dealer, players = evaluate(table[0], rules), [evaluate(h, rules) for h in table[1:]]
+    seats = list(zip(players, stakes, strict=False))
+    result = settle(dealer, seats, rules)
+    assert sum(p.amount for p in result.players) + result.dealer_net + result.house == 0
+    exposure = table_exposure([(s, "double") for _, s in seats], rules)
+    for p, limit in zip(result.players, exposure.players, strict=True):
+        rate = p.gross * bps // 10_000 if p.gross > 0 else 0
+        assert p.commission == (max(rate, min(least, p.gross)) if bps and p.gross > 0 else 0)
+        assert -limit.max_loss <= p.amount <= limit.max_win
+    gross = result.dealer_gross
+    rate = gross * dealer_bps // 10_000 if gross > 0 else 0
+    assert result.dealer_commission == (max(rate, min(least, gross)) if dealer_bps and gross > 0 else 0)
+    assert -exposure.dealer.max_loss <= result.dealer_net <= exposure.dealer.max_win
+
+
+@settings(max_examples=200, deadline=None)
+@given(deal=_deals, bets=st.lists(st.integers(1, 100), min_size=8, max_size=8),
+       balances=st.lists(st.one_of(st.integers(0, 2_000), st.integers(0, 10**7)), min_size=8, max_size=8),
+       stake=st.sampled_from(["loser", "loser_x_winner"]), ties=st.sampled_from(["dealer", "push", "high_card"]),
+       least=st.integers(0, 100))
+def test_per_loser_showdowns(deal: list[Card], bets: list[int], balances: list[int], stake: str, ties: str,
+                             least: int) -> None:
+    """``showdown_winner_cap: per_loser``: no loser pays more than its balance, nor more to one
+    winner than that winner's balance (so a winner wins at most its balance per loser); every
+    payment is the ``total`` cap's before that cap scales a winner's sum; zero-sum counting the
+    house (RULES.md 6.6, 7)."""
+    base = apply_overrides(NIU_NIU, {"balance_caps": "players", "showdown_stake": stake, "ties": ties,
+                                     "commission_bps": 500, "min_commission": least})
+    rules = apply_overrides(base, {"showdown_winner_cap": "per_loser"})
+    hands = [evaluate(deal[i:i + 5], rules) for i in range(0, len(deal) - len(deal) % 5, 5)]
+    n = len(hands)
+    result = showdown(hands, bets[:n], 10, rules, balances[:n])
+    assert sum(p.amount for p in result.players) + result.house == 0
+    winners = set(result.strongest)
+    w = len(winners)
+    for i, p in enumerate(result.players):
+        if i in winners:
+            assert 0 <= p.gross <= sum(min(balances[j] // w, balances[i]) for j in range(n) if j not in winners)
+        else:
+            assert -balances[i] <= p.gross <= 0
+            assert -p.gross <= sum(balances[x] for x in winners)
+        assert (p.cap is None) == (p.gross == p.gross_uncapped)
+    total = showdown(hands, bets[:n], 10, base, balances[:n])
+    for mine, theirs in zip(result.players, total.players, strict=True):
+        assert abs(mine.gross) >= abs(theirs.gross)  # per_loser never pays less than total's scaling
