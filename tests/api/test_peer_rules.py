@@ -179,7 +179,8 @@ def test_analyses_take_run_ox_and_ignore_min_commission(api: FlaskClient) -> Non
     cards = hand("3S 4H 5D KC 9S")
     plain = post(api, "/v1/odds", {"hand": cards}, "niu-niu")
     runs = post(api, "/v1/odds", {"hand": cards, "rules": RUN_OX}, "niu-niu")
-    assert plain["evaluation"]["label"] == "No Ox" and runs["evaluation"]["label"] == "Single-Ox 9"
+    assert plain["evaluation"]["label"] == "No Ox"
+    assert runs["evaluation"]["label"] == "Single-Ox 9"
     assert runs["win"]["fraction"] != plain["win"]["fraction"]
     edge = post(api, "/v1/analyses/house-edge", {"rules": {"min_commission": 5}}, "bull-bull")
     assert edge["ignored_knobs"] == ["min_commission"]

@@ -13,8 +13,7 @@ from hypothesis import strategies as st
 
 from service.engine.cards import CARD_CODES, CARDS, Card, parse_hand
 from service.engine.compare import compare, rank_hands
-from service.engine.evaluate import evaluate, resolved
-from service.engine.compare import ranking_order
+from service.engine.evaluate import evaluate
 from service.engine.exposure import table_exposure
 from service.engine.odds import odds
 from service.engine.partial import partial_odds
@@ -27,14 +26,8 @@ from tests.engine.cases import (
     FULL_HOUSE_PAIR,
     FULL_HOUSE_RULES,
     FULL_HOUSE_TABLE,
-    MIN_COMMISSION_RESULTS,
-    MIN_COMMISSION_RULES,
-    MIN_COMMISSION_TABLE,
     RUN_OX,
     RUN_OX_ROWS,
-    WINNER_CAP_RESULTS,
-    WINNER_CAP_RULES,
-    WINNER_CAP_SEATS,
     hand,
 )
 from tests.engine.reference import reference_evaluate
@@ -46,7 +39,7 @@ NIU_NIU = PROFILES["niu-niu"].rules
 PLUS = PROFILES["niu-niu-plus"].rules
 
 
-def cards(text: str) -> list[Card]:
+def cards(text: str) -> tuple[Card, ...]:
     return parse_hand(hand(text))
 
 
@@ -91,7 +84,7 @@ def test_full_house_order_high_card_gives_one_score_and_compares_the_top_card_al
     ranked = rank_hands([deuces, kings_again, kings], rules)
     assert [(r.index, r.position) for r in ranked] == [(2, 1), (0, 2), (1, 2)]
     trips = apply_overrides(rules, {"full_house_order": "trips_rank"})
-    assert compare(*(evaluate(e.hand, trips) for e in (kings_again, deuces)), trips) == 1
+    assert compare(evaluate(kings_again.hand, trips), evaluate(deuces.hand, trips), trips) == 1
 
 
 def test_full_house_odds_with_two_decks_count_identical_top_cards_as_ties() -> None:
@@ -100,8 +93,8 @@ def test_full_house_odds_with_two_decks_count_identical_top_cards_as_ties() -> N
     the player's own K♠ (a second copy) with other cards."""
     for ties in ("dealer", "push"):
         rules = apply_overrides(Rules(), {"full_house": True, "full_house_order": "high_card", "ties": ties})
-        player = [CARD_CODES[t] for t in "KS KH KD 2S 2H".split()]
-        keep = [CARD_CODES[t] for t in "KS KC KD 3S 3H 3D 2C QS QH JS 9D 4C".split()]
+        player = [CARD_CODES[t] for t in ["KS", "KH", "KD", "2S", "2H"]]
+        keep = [CARD_CODES[t] for t in ["KS", "KC", "KD", "3S", "3H", "3D", "2C", "QS", "QH", "JS", "9D", "4C"]]
         pool = [c for c in range(52) for _ in range(2)]
         for c in player + keep:
             pool.remove(c)
@@ -116,9 +109,9 @@ def test_full_house_partial_odds_with_two_decks_count_identical_top_cards_as_tie
     settles every completion against every opponent hand."""
     for ties in ("dealer", "push"):
         rules = apply_overrides(Rules(), {"full_house": True, "full_house_order": "high_card", "ties": ties})
-        distinct = [CARD_CODES[t] for t in "KS KH KC KD 3S 3H 2S 2H 9D".split()]
+        distinct = [CARD_CODES[t] for t in ["KS", "KH", "KC", "KD", "3S", "3H", "2S", "2H", "9D"]]
         deck = [c for c in distinct for _ in range(2)]
-        known = [CARD_CODES[t] for t in "KS KH KD 3S".split()]
+        known = [CARD_CODES[t] for t in ["KS", "KH", "KD", "3S"]]
         pool = list(deck)
         for c in known:
             pool.remove(c)
@@ -194,7 +187,7 @@ def _ours(label_key: str) -> int:
     return 0 if label_key == "no_ox" else int(label_key.rsplit("_", 1)[1]) or 10
 
 
-def test_run_ox_reproduces_phz_getShunDouValue_on_every_rank_multiset() -> None:
+def test_run_ox_reproduces_phz_get_shun_dou_value_on_every_rank_multiset() -> None:
     """peng9627/phz ``zhipai/niuniu.py`` ``getShunDouValue`` with ``zhipai/start.py``
     ``Douniuniu.get_card_value`` (贵阳斗牛牛, 软牛牛 on, no special hand): ``niu-niu`` with
     ``run_ox`` and ``triple_ox`` on and its special hands off gives the same value on every
@@ -205,7 +198,7 @@ def test_run_ox_reproduces_phz_getShunDouValue_on_every_rank_multiset() -> None:
     plain = apply_overrides(rules, {"run_ox": False})
     suits = "SHCD"
     checked = differ = 0
-    for ranks in combinations_with_replacement("A 2 3 4 5 6 7 8 9 10 J Q K".split(), 5):
+    for ranks in combinations_with_replacement(["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"], 5):
         if max(Counter(ranks).values()) > 4:
             continue
         seen: Counter[str] = Counter()
@@ -239,7 +232,7 @@ def test_full_house_order_reproduces_phz_compare() -> None:
         return 1 if b > u else -1
 
     houses = []
-    for trips, pair in ((t, p) for t in "A 2 5 9 10 J K".split() for p in "A 3 8 Q".split() if t != p):
+    for trips, pair in ((t, p) for t in ["A", "2", "5", "9", "10", "J", "K"] for p in ["A", "3", "8", "Q"] if t != p):
         for suits3 in ("SHC", "HCD"):
             for suits2 in ("SD", "CH"):
                 text = [trips + s for s in suits3] + [pair + s for s in suits2]
