@@ -81,10 +81,12 @@ def reference_evaluate(cards: list[str], rules: Rules) -> tuple[str, str, bool]:
     return category, label, nenku
 
 
+#: ``run_ox``'s runs (RULES.md 7): three consecutive ranks as printed, A-2-3 up to J-Q-K, and Q-K-A.
+RUNS = frozenset({*(frozenset(ORDER[n:n + 3]) for n in range(11)), frozenset({"Q", "K", "A"})})
+
+
 def _run(ranks: list[str]) -> bool:
-    """``run_ox`` (RULES.md 7): three consecutive ranks as printed, A-2-3 up to J-Q-K, or Q-K-A."""
-    orders = sorted(ORDER.index(r) + 1 for r in ranks)
-    return orders in ([n, n + 1, n + 2] for n in range(1, 12)) or orders == [1, 12, 13]
+    return len(set(ranks)) == 3 and frozenset(ranks) in RUNS
 
 
 def _poker_shapes(cards: list[str], rules: Rules) -> list[tuple[str, int, str, bool]]:
