@@ -68,8 +68,16 @@ def strength_key(hand: Scored, rules: Rules) -> tuple[int, tuple[int, ...]]:
     then the high card where it orders equally strong hands (``ties: high_card``, and Bombs
     under ``bomb_order: high_card``)."""
     if hand.category in rules.high_card_categories:
-        return (hand.score, high_card_key(hand.codes))
+        return (hand.score, _card_key(hand, rules))
     return (hand.score, ())
+
+
+def _card_key(hand: Scored, rules: Rules) -> tuple[int, ...]:
+    """:func:`high_card_key`, or its first card alone for a category compared by the top card
+    (:attr:`~service.engine.rules.Rules.top_card_categories`: Full Houses under
+    ``full_house_order: high_card``, identical top cards falling to ``ties``)."""
+    key = high_card_key(hand.codes)
+    return key[:1] if hand.category in rules.top_card_categories else key
 
 
 def compare(a: Scored, b: Scored, rules: Rules) -> int:
@@ -85,7 +93,7 @@ def compare(a: Scored, b: Scored, rules: Rules) -> int:
     sa, sb = a.score, b.score
     if sa != sb or a.category not in rules.high_card_categories:
         return (sa > sb) - (sa < sb)
-    ka, kb = high_card_key(a.codes), high_card_key(b.codes)
+    ka, kb = _card_key(a, rules), _card_key(b, rules)
     return (ka > kb) - (ka < kb)
 
 
@@ -137,8 +145,8 @@ def rank_hands(evaluations: Sequence[Scored], rules: Rules) -> list[RankedHand]:
 _INT16 = np.iinfo(np.int16)
 
 
-def ranking_order(scores: npt.ArrayLike, codes: npt.ArrayLike, by_high_card: npt.ArrayLike | None = None
-                  ) -> tuple[list[int], list[int]]:
+def ranking_order(scores: npt.ArrayLike, codes: npt.ArrayLike, by_high_card: npt.ArrayLike | None = None,
+                  by_top_card: npt.ArrayLike | None = None) -> tuple[list[int], list[int]]:
     """:func:`rank_hands` for many hands at once, with numpy: the hands' indexes strongest
     first and their competition positions (RULES.md section 5; equal hands keep their input
     order; equal scores are ordered by the high card where ``by_high_card`` says so).
@@ -147,6 +155,8 @@ def ranking_order(scores: npt.ArrayLike, codes: npt.ArrayLike, by_high_card: npt
     :param codes: ``(n, 5)`` the hands' card codes.
     :param by_high_card: ``(n,)`` whether each hand's category is ordered by the high card
         (:attr:`~service.engine.rules.Rules.high_card_categories`); ``None``: none is.
+    :param by_top_card: ``(n,)`` whether each of those is ordered by its highest card alone
+        (:attr:`~service.engine.rules.Rules.top_card_categories`); ``None``: none is.
     :return: ``(indexes, positions)``, two lists of ``n``.
 
     >>> ranking_order([201, 800, 201, 100], [[0, 1, 2, 3, 4]] * 4)
@@ -158,6 +168,8 @@ def ranking_order(scores: npt.ArrayLike, codes: npt.ArrayLike, by_high_card: npt
     if by_high_card is not None and np.any(by_high_card):
         high = sort_hands(np.asarray(codes).reshape(n, 5))[0].astype(np.int64)  # ascending: [:, 4] highest
         high *= np.asarray(by_high_card, dtype=np.int64)[:, None]  # 0 where the high card does not order
+        if by_top_card is not None:  # the top card alone: the other columns 0
+            high[np.asarray(by_top_card, dtype=np.bool_), :4] = 0
         columns = [-score, *(-high[:, j] for j in range(4, -1, -1))]
         order = np.lexsort((np.arange(n), *reversed(columns)))
         keys = np.stack(columns, axis=1)[order]

@@ -56,8 +56,9 @@ def player_exposure(stake: int, bet: str, rules: Rules) -> Exposure:
     The most the bet can lose is its worst case (:meth:`~service.engine.bets.Bet.worst`:
     ``stake * rules.max_payout`` for ``double``, ``stake`` for ``equal``); the most it can
     win is the same bound less the commission on it
-    (``commission_bps``, rounded down as in a settlement; ``x - floor(x * r)`` never
-    decreases as ``x`` grows, so no smaller win nets more).
+    (``commission_bps``, rounded down as in a settlement, at least ``min_commission``;
+    ``x - max(min(m, x), floor(x * r))`` never decreases as ``x`` grows, so no smaller win
+    nets more).
 
     :param stake: a positive integer up to :data:`~service.engine.settle.MAX_STAKE`.
     :param bet: a bet type's name (:data:`~service.engine.bets.BETS`).
@@ -70,7 +71,7 @@ def player_exposure(stake: int, bet: str, rules: Rules) -> Exposure:
     Exposure(max_loss=19, max_win=19)
     """
     bound = _bound(stake, bet, rules)
-    return Exposure(bound, bound - commission(bound, rules.commission_bps))
+    return Exposure(bound, bound - commission(bound, rules.commission_bps, rules.min_commission))
 
 
 def table_exposure(players: Sequence[tuple[int, str]], rules: Rules, balances: Sequence[int | None] | None = None,
@@ -108,12 +109,13 @@ def table_exposure(players: Sequence[tuple[int, str]], rules: Rules, balances: S
     if rules.balance_caps != "none" and balances is not None:
         bounds = [b if limit is None else min(b, limit) for b, limit in zip(bounds, balances, strict=True)]
     bps = rules.commission_bps
-    exposures = tuple([Exposure(b, b - commission(b, bps)) for b in bounds] if bps else
+    least = rules.min_commission
+    exposures = tuple([Exposure(b, b - commission(b, bps, least)) for b in bounds] if bps else
                       [Exposure(b, b) for b in bounds])
     total = sum(bounds)
     if rules.balance_caps == "table" and dealer_balance is not None:
         total = min(total, dealer_balance)
-    return TableExposure(exposures, Exposure(total, total - commission(total, rules.dealer_commission_bps)))
+    return TableExposure(exposures, Exposure(total, total - commission(total, rules.dealer_commission_bps, least)))
 
 
 def _fits(base: int, bid: int, bet_multiple: int) -> bool:

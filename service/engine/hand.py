@@ -103,6 +103,8 @@ def strength_sub(category: Category, strength: Strength, rules: Rules) -> int:
         return 14 if strength is Rank.ACE else strength.order
     if kind == "quad_rank" and rules.bomb_order == "high_card":
         return 0  # one score for every Bomb: the high card orders them (RULES.md 7)
+    if category is Category.FULL_HOUSE and rules.full_house_order == "high_card":
+        return 0  # one score for every Full House: the top card orders them (RULES.md 7)
     return strength.order
 
 

@@ -300,6 +300,7 @@ def _by_multisets(player: Evaluation, rules: Rules, table: Table, left: Sequence
     lose_plain = np.zeros(n, dtype=np.int64)
     lose_suited = np.zeros(n, dtype=np.int64)
     category = player.category
+    top = max(c.code for c in player.hand)  # the top card's code (full_house_order: high_card)
     for chunk in walk_chunks(left, table):
         s = scores[chunk.klass]
         lower = s < player.score
@@ -307,10 +308,11 @@ def _by_multisets(player: Evaluation, rules: Rules, table: Table, left: Sequence
             lose = s > player.score
         elif category in rules.high_card_categories:  # the walk's row index is the high-card order
             tie = s == player.score
-            lose = (s > player.score) | (tie & (chunk.rows > me))
-            lower |= tie & (chunk.rows < me)
+            theirs, mine = (chunk.codes.max(axis=1), top) if category in rules.top_card_categories else (chunk.rows, me)
+            lose = (s > player.score) | (tie & (theirs > mine))
+            lower |= tie & (theirs < mine)
             if rules.ties == "dealer":  # identical cards (several decks): the dealer takes the tie
-                lose |= tie & (chunk.rows == me)
+                lose |= tie & (theirs == mine)
         elif rules.ties == "dealer":
             lose = s >= player.score
         else:

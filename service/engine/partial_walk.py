@@ -42,11 +42,13 @@ __all__ = ["by_walk"]
 _SHIFT = 23  # a multiset's colex rank is below C(56, 5) = 3,819,816 < 2**22
 
 
-def _key(rules: Rules, category: str, score: int, colex: int) -> int:
+def _key(rules: Rules, category: str, score: int, hand: Sequence[int]) -> int:
     """Strength then, where the high card orders equally strong hands (not a category that
-    pushes), the high-card order."""
-    ordered = category in rules.high_card_categories and category not in rules.pushing
-    return (score << _SHIFT) + (colex if ordered else 0)
+    pushes), the high-card order: the multiset's colex rank, or its top card's code for a
+    category compared by the top card alone (``full_house_order: high_card``)."""
+    if category not in rules.high_card_categories or category in rules.pushing:
+        return score << _SHIFT
+    return (score << _SHIFT) + (max(hand) if category in rules.top_card_categories else colex_rank(hand))
 
 
 _BLOCK = 40  # key < 2**(15 + 23): a code's block of keys starts at code << 40
@@ -135,7 +137,7 @@ def _completions(known: Sequence[int], left: list[int], rules: Rules, labels: di
     def judge(extra: Sequence[int]) -> tuple[int, int, str]:
         hand = [*known, *extra]
         ev = evaluate([CARDS[x] for x in hand], rules)
-        return _key(rules, ev.category, ev.score, colex_rank(hand)), ev.payout, ev.label_key
+        return _key(rules, ev.category, ev.score, hand), ev.payout, ev.label_key
 
     out = _Completions(np.zeros(52, dtype=np.int64), np.zeros(52, dtype=np.int64),
                        np.zeros((52, 52), dtype=np.int64), np.zeros((52, 52), dtype=np.int64), _Sorted.of([]))
@@ -215,6 +217,7 @@ def by_walk(known: Sequence[int], left: list[int], rules: Rules, role: str,
     scores = table.scores.astype(np.int64)
     pushes = table.pushes
     ordered = np.array([e.category in rules.high_card_categories for e in table.every], dtype=np.bool_) & ~pushes
+    by_top = np.array([e.category in rules.top_card_categories for e in table.every], dtype=np.bool_)
     tie_me, tie_opp = tie_sides(rules, role)
     missing = HAND_SIZE - len(known)
     comps = _completions(known, left, rules, labels, by_label)
@@ -222,7 +225,8 @@ def by_walk(known: Sequence[int], left: list[int], rules: Rules, role: str,
     for chunk in walk_chunks(left, table):
         s = scores[chunk.klass]
         not_fd = ~pushes[chunk.klass]
-        key = (s << _SHIFT) + np.where(ordered[chunk.klass], chunk.rows, 0)
+        order = np.where(by_top[chunk.klass], chunk.codes.max(axis=1).astype(np.int64), chunk.rows)
+        key = (s << _SHIFT) + np.where(ordered[chunk.klass], order, 0)
         pay = table.payouts[chunk.klass]
         if rules.suited_bonus != "none":
             suited = suited_flags(table, chunk.klass, chunk.mono, chunk.flush)

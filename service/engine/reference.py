@@ -204,13 +204,27 @@ def _power_candidates(
 
 
 def _ox_points(cards: Sequence[Card], ox: tuple[int, ...], rules: Rules) -> tuple[int, ...] | None:
-    """The points of three cards that form an ox (RULES.md section 3), or ``None``."""
+    """The points of three cards that form an ox (RULES.md section 3: ten's multiple, a triple
+    with ``triple_ox``, a run of three ranks with ``run_ox``), or ``None``."""
     for pts in product(*(point_choices(cards[i], rules) for i in ox)):
         if sum(pts) % 10 == 0:
             return pts
     if rules.triple_ox and len({cards[i].rank for i in ox}) == 1:
         return tuple(cards[i].rank.base_points for i in ox)
+    if rules.run_ox and _is_run([cards[i].rank.order for i in ox]):
+        return tuple(cards[i].rank.base_points for i in ox)
     return None
+
+
+def _is_run(orders: Sequence[int]) -> bool:
+    """Three consecutive ranks as printed (``run_ox``, RULES.md 7): A-2-3 up to J-Q-K, and
+    Q-K-A; no other wrap (K-A-2 is not a run), and the 3/6 swap never makes one.
+
+    >>> _is_run([3, 5, 4]), _is_run([12, 13, 1]), _is_run([13, 1, 2]), _is_run([4, 4, 5])
+    (True, True, False, False)
+    """
+    low, mid, high = sorted(orders)
+    return (mid == low + 1 and high == mid + 1) or (low, mid, high) == (1, 12, 13)
 
 
 def _candidates(cards: Sequence[Card], rules: Rules) -> list[Candidate]:

@@ -44,6 +44,7 @@ from service.engine.knobs import (
 __all__ = [
     "KNOBS",
     "MAX_BPS",
+    "MAX_MIN_COMMISSION",
     "MAX_PAYOUT",
     "MAX_SUITED_MULTIPLIER",
     "PAYOUT_KEYS",
@@ -69,6 +70,8 @@ BombOrder = Literal["quad_rank", "high_card"]
 BalanceCaps = Literal["none", "players", "table"]
 ShowdownRule = Literal["winner_takes_all", "all_pairs"]
 ShowdownStake = Literal["loser", "loser_x_winner"]
+ShowdownWinnerCap = Literal["total", "per_loser"]
+FullHouseOrder = Literal["trips_rank", "high_card"]
 
 # Bounds chosen so that every amount fits a signed 64-bit integer (clients' int64):
 # stake 10^12 x payout 10^3 x suited multiplier 10 = 10^16 a player; 82 players < 9.2 x 10^18.
@@ -76,6 +79,8 @@ MAX_PAYOUT = 1_000
 MAX_SUITED_MULTIPLIER = 10
 #: Basis points in a whole (RULES.md section 6.2): a commission knob is 0..10,000.
 MAX_BPS = 10_000
+#: The largest ``min_commission`` (RULES.md 7), in minor units.
+MAX_MIN_COMMISSION = 1_000_000
 
 #: Every category's standard payout (its declaration's); the house decision
 #: (docs/rules-decisions.md) pays Bomb and Four Dukes, off in the standard game, like the other whole-hand
@@ -172,6 +177,19 @@ class Rules:
         Shortfall, "scale_all", "Who absorbs a dealer's shortfall under table caps: every result scaled "
         "(scale_all), or the losers pay in full and the winners share (winners_share).",
         analysed=False, **_ROUND)
+    showdown_winner_cap: ShowdownWinnerCap = choice_field(  # noqa: RUF009 (a dataclasses.field)
+        ShowdownWinnerCap, "total", "Showdown caps: a winner's total at most its balance (total), or each "
+        "loser's payment at most the winner's balance and the winner's total uncapped (per_loser).",
+        analysed=False, **_ROUND)
+    full_house_order: FullHouseOrder = choice_field(  # noqa: RUF009 (a dataclasses.field)
+        FullHouseOrder, "trips_rank", "How two Full Houses compare: by the three's rank, or by the hand's "
+        "highest card (aces low, then its suit).",
+        suits=("high_card",), suit_effect="comparisons", listed_at_default=False)
+    run_ox: bool = bool_field(False, "Three cards of consecutive ranks (A-2-3 to J-Q-K, and Q-K-A) form an ox.",
+                              listed_at_default=False)
+    min_commission: int = knob_field(
+        0, "int", "The least commission a positive gross pays where a commission rate applies, in minor units "
+        "(never more than the gross).", high=MAX_MIN_COMMISSION, unit="minor units", analysed=False, **_ROUND)
 
     def __hash__(self) -> int:
         return hash(self.digest())
@@ -216,8 +234,8 @@ class Rules:
     @cached_property
     def high_card_categories(self) -> frozenset[str]:
         """The categories whose equally strong hands are ordered by the high card (RULES.md 5,
-        7): every one under ``ties: high_card``, and Bombs under ``bomb_order: high_card``
-        whatever ``ties`` says. (A category that pushes still pushes in a settlement: the
+        7): every one under ``ties: high_card``, Bombs under ``bomb_order: high_card`` and
+        Full Houses under ``full_house_order: high_card`` whatever ``ties`` says. (A category that pushes still pushes in a settlement: the
         push is decided first.)
 
         >>> sorted(apply_overrides(Rules(), {"bomb_order": "high_card"}).high_card_categories)
@@ -225,7 +243,23 @@ class Rules:
         """
         if self.ties == "high_card":
             return frozenset(c.value for c in CATEGORIES)
-        return frozenset({Category.BOMB.value}) if self.bomb_order == "high_card" else frozenset()
+        return frozenset({Category.BOMB.value} if self.bomb_order == "high_card" else ()) | self.top_card_categories
+
+    @cached_property
+    def top_card_categories(self) -> frozenset[str]:
+        """The categories of :attr:`high_card_categories` whose hands compare by their highest
+        card alone (its rank, then its suit), identical top cards falling to ``ties``: Full
+        Houses under ``full_house_order: high_card`` (RULES.md 7) unless ``ties`` is
+        ``high_card`` (which then compares the whole hands, the top card first).
+
+        >>> sorted(apply_overrides(Rules(), {"full_house_order": "high_card"}).top_card_categories)
+        ['full_house']
+        >>> apply_overrides(Rules(), {"full_house_order": "high_card", "ties": "high_card"}).top_card_categories
+        frozenset()
+        """
+        if self.full_house_order == "high_card" and self.ties != "high_card":
+            return frozenset({Category.FULL_HOUSE.value})
+        return frozenset()
 
     @cached_property
     def suit_categories(self) -> bool:

@@ -41,22 +41,27 @@ MAX_SAFE_INTEGER = 2**53 - 1
 Outcome = Literal["win", "lose", "push"]
 
 
-def commission(gross: int, bps: int) -> int:
-    """The house's commission on a positive ``gross`` result (RULES.md section 6.2).
+def commission(gross: int, bps: int, minimum: int = 0) -> int:
+    """The house's commission on a positive ``gross`` result (RULES.md sections 6.2, 7).
 
     ``floor(gross * bps / 10,000)`` for ``gross > 0``, else 0: rounding is always down, so
-    nobody pays more than the stated rate.
+    nobody pays more than the stated rate; where the rate is above 0, at least ``minimum``
+    (the ``min_commission`` knob), never more than ``gross`` itself.
 
     :param gross: the result before commission, an integer in the minor unit.
     :param bps: the rate in basis points, 0..10,000.
+    :param minimum: the least commission of a positive ``gross`` under a rate above 0.
     :return: the commission, an integer from 0 to ``gross``.
 
     >>> commission(3000, 500), commission(19, 500), commission(20, 500), commission(-500, 500)
     (150, 0, 1, 0)
+    >>> commission(10, 500, 1), commission(3000, 500, 1), commission(3, 500, 5), commission(10, 0, 1)
+    (1, 150, 3, 0)
     """
     if gross <= 0 or not bps:
         return 0
-    return gross * bps // MAX_BPS
+    taken = gross * bps // MAX_BPS
+    return max(taken, min(minimum, gross)) if minimum else taken
 
 
 class PlayerResult(NamedTuple):
@@ -169,7 +174,8 @@ def settle_one(dealer: Scored, player: Scored, stake: int, rules: Rules, bet: st
     - otherwise the player pays the bet's loss on the dealer's payout, except that equal
       hands push under the ``push`` tie rule and under ``high_card`` when the high cards
       are equal too;
-    - a win pays ``commission_bps`` of the gross to the house, rounded down.
+    - a win pays ``commission_bps`` of the gross to the house, rounded down (at least
+      ``min_commission``, at most the gross).
 
     :raises ValueError: ``stake`` is not an integer from 1 to :data:`MAX_STAKE`, or ``bet``
         is not a bet type.
@@ -198,7 +204,7 @@ def settle_one(dealer: Scored, player: Scored, stake: int, rules: Rules, bet: st
         gross = kind.win(stake, player.payout)
         bps = rules.commission_bps
         if bps and gross > 0:
-            taken = gross * bps // MAX_BPS
+            taken = commission(gross, bps, rules.min_commission)
             return PlayerResult(player, stake, "win", gross - taken, bet, gross, taken)
         return PlayerResult(player, stake, "win", gross, bet, gross, 0)
     if order == 0:
@@ -261,7 +267,7 @@ def settle(dealer: Scored, players: Sequence[tuple[Scored, int]], rules: Rules,
     for r in results:
         dealer_gross -= r.gross
         players_commission += r.commission
-    dealer_commission = commission(dealer_gross, rules.dealer_commission_bps)
+    dealer_commission = commission(dealer_gross, rules.dealer_commission_bps, rules.min_commission)
     return Settlement(dealer, dealer_gross - dealer_commission, results, dealer_gross, dealer_commission,
                       players_commission + dealer_commission)
 
@@ -284,6 +290,6 @@ def _capped(results: tuple[PlayerResult, ...], rules: Rules, balances: Sequence[
     out: list[PlayerResult] = []
     capped = cap_round([r.gross for r in results], balances, dealer_balance, rules.dealer_shortfall)
     for r, (gross, uncapped, cap) in zip(results, capped, strict=True):
-        taken = gross * bps // MAX_BPS if bps and gross > 0 else 0
+        taken = commission(gross, bps, rules.min_commission)
         out.append(PlayerResult(r.evaluation, r.stake, r.outcome, gross - taken, r.bet, gross, taken, uncapped, cap))
     return tuple(out)

@@ -15,7 +15,9 @@ or ``dealer`` ties equal hands are all strongest (there is no dealer to take a t
 
 Under balance caps (``players`` or ``table``, ``winner_takes_all`` only) each payment from a
 loser is first limited to ``floor(balance / w)``, then the payments to one winner are scaled
-down to its balance by largest remainders (:func:`~service.engine.caps.scale_to`).
+down to its balance by largest remainders (:func:`~service.engine.caps.scale_to`); under
+``showdown_winner_cap: per_loser`` each payment is instead at most the winner's balance too,
+and a winner's total is not capped.
 Commission (``commission_bps``) is taken from a positive gross; ``Σ amounts + house = 0``.
 
 The example of RULES.md section 8 (``niu-niu``, ``base`` 10):
@@ -209,6 +211,35 @@ def _capped(payments: Payments, balances: Sequence[int], strongest: Sequence[int
     return out, {i for pair in by_loser for i in pair}, {i for pair in by_winner for i in pair}
 
 
+def _capped_per_loser(payments: Payments, balances: Sequence[int], strongest: Sequence[int]
+                      ) -> tuple[Payments, set[int], set[int]]:
+    """The payments under caps with ``showdown_winner_cap: per_loser`` (RULES.md 7): each at
+    most ``min(floor(balance_L / w), balance_W)``, nothing scaled, so a winner's total may
+    exceed its balance. A payment the loser's limit cut is the loser's balance's doing (both
+    players' ``cap`` is then ``loser_balance``); one cut further by the winner's balance is the
+    winner's (``winner_balance``).
+
+    :return: the capped payments, and the players a loser's limit changed and a winner's
+        balance changed (each through one of its payments).
+
+    >>> _capped_per_loser({(1, 0): 195_000, (2, 0): 225_000}, [50_000, 20_000, 2_000_000], [0])
+    ({(1, 0): 20000, (2, 0): 50000}, {0, 1}, {0, 2})
+    """
+    w = len(strongest)
+    out: Payments = {}
+    by_loser: set[int] = set()
+    by_winner: set[int] = set()
+    for (loser, winner), amount in payments.items():
+        limited = min(amount, balances[loser] // w)
+        value = min(limited, balances[winner])
+        if value < limited:
+            by_winner.update((loser, winner))
+        elif value < amount:
+            by_loser.update((loser, winner))
+        out[loser, winner] = value
+    return out, by_loser, by_winner
+
+
 def _gross(payments: Payments, n: int) -> list[int]:
     out = [0] * n
     for (payer, payee), amount in payments.items():
@@ -250,13 +281,14 @@ def showdown(hands: Sequence[Scored], bet_multiples: Sequence[int], base: int, r
         payments = _winner_takes_all(hands, bet_multiples, base, rules, strongest)
         gross = uncapped = _gross(payments, n)
         if balances is not None:
-            payments, by_loser, by_winner = _capped(payments, balances, strongest)
+            cap_payments = _capped_per_loser if rules.showdown_winner_cap == "per_loser" else _capped
+            payments, by_loser, by_winner = cap_payments(payments, balances, strongest)
             gross = _gross(payments, n)
     players = []
     for i in range(n):
         cap = (None if gross[i] == uncapped[i] else WINNER_BALANCE if i in by_winner
                else LOSER_BALANCE if i in by_loser else None)
-        taken = commission(gross[i], rules.commission_bps)
+        taken = commission(gross[i], rules.commission_bps, rules.min_commission)
         players.append(ShowdownPlayer(hands[i], stakes[i], bet_multiples[i], positions[i], gross[i], taken,
                                       gross[i] - taken, uncapped[i], cap))
     return Showdown(tuple(players), tuple(order), strongest, sum(p.commission for p in players))

@@ -491,6 +491,15 @@ class Resolution:
         entry = self.table.entry
         return np.array([entry(k).category in high for k in self.classes], dtype=np.bool_)
 
+    def by_top_card(self) -> npt.NDArray[np.bool_] | None:
+        """Per hand, whether its category is ordered by its highest card alone
+        (:attr:`~service.engine.rules.Rules.top_card_categories`); ``None`` when none is."""
+        top = self.table.rules.top_card_categories
+        if not top:
+            return None
+        entry = self.table.entry
+        return np.array([entry(k).category in top for k in self.classes], dtype=np.bool_)
+
     def results(self) -> list[HandResult]:
         """Every hand's :class:`HandResult`."""
         return [HandResult(*row) for row in self.rows()]

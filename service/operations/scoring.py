@@ -361,7 +361,8 @@ def ranking_answer(s: Scoring, fields: tuple[str, ...] | None = None) -> tuple[d
     else:
         resolution = resolved(hands, s.rules)
         codes = hands
-    order, positions = ranking_order(resolution.scores(), codes, resolution.by_high_card())
+    order, positions = ranking_order(resolution.scores(), codes, resolution.by_high_card(),
+                                     resolution.by_top_card())
     ranking = ranking_json(resolution, ids, order, positions, fields, s.lang)
     return s.context | {"ranking": ranking}, resolution.categories()
 

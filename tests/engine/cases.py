@@ -108,3 +108,43 @@ OVERRIDE_ROWS: list[tuple[str, dict[str, Any], str, str, str, str | None, int | 
     ("bull-bull", {}, "AS AH 2C 2D 4H", "No Ox", "no_ox", None, None),
     ("bull-bull", {}, "10S JH QC QD KH", "Single-Ox 0", "single_ox_0", None, None),
 ]
+
+# ---------------------------------------------------------------------------------------
+# RULES.md 8.2: the peers' house rules (section 7's last four knobs)
+
+#: ``run_ox`` on niu-niu: (hand, label with the knob, label without it).
+RUN_OX: dict[str, Any] = {"run_ox": True}
+RUN_OX_ROWS: list[tuple[str, str, str]] = [
+    ("3S 4H 5D KC 9S", "Single-Ox 9", "No Ox"),  # 3-4-5 is the ox, K + 9 = 19
+    ("QS KH AD 4C 4S", "Single-Ox 8", "No Ox"),  # Q-K-A, 4 + 4
+    ("7S 7H 7D KC 5S", "No Ox", "No Ox"),  # a triple is triple_ox's (off in niu-niu), never a run
+]
+
+#: ``full_house_order`` on niu-niu-plus: the overrides by order, the table (base 5, the
+#: dealer's bid 3, the player's bet 5) and the player's amount by order.
+FULL_HOUSE_RULES: dict[str, dict[str, Any]] = {
+    order: {"full_house_order": order, "payouts": {"full_house": 6}} for order in ("high_card", "trips_rank")}
+FULL_HOUSE_TABLE = ("9S 9H 5C 5H 9C", 3, "3D 3S 10D 10S 3C", 5, 5)  # dealer, bid, player, bet, base
+FULL_HOUSE_AMOUNTS = {"high_card": 450, "trips_rank": -450}  # 5 x 3 x 5 x 6, the top card 10S over 9S
+#: (stronger under high_card, weaker under high_card): the trips order says the opposite.
+FULL_HOUSE_PAIR = ("8S QH 8C 8D QS", "AH JS JD AD JH")
+
+#: ``showdown_winner_cap`` on niu-niu (base 1000): (id, hand, bet multiple, balance), the
+#: winner first, and each cap's (gross, commission, amount, cap) per player.
+WINNER_CAP_RULES: dict[str, Any] = {"showdown_stake": "loser_x_winner", "balance_caps": "players",
+                                    "commission_bps": 500}
+WINNER_CAP_SEATS = [("w", "JS 9H AD 5C 5D", 5, 50_000), ("p1", "10S 9C 8D 4C 4H", 13, 20_000),
+                    ("p2", "10C 9S 8S 4D 2H", 15, 2_000_000)]
+WINNER_CAP_RESULTS: dict[str, list[tuple[int, int, int, str]]] = {
+    "per_loser": [(70_000, 3_500, 66_500, "winner_balance"), (-20_000, 0, -20_000, "loser_balance"),
+                  (-50_000, 0, -50_000, "winner_balance")],
+    # 50,000 shared as 20,000 : 225,000 by largest remainders: 4,081.63 and 45,918.37
+    "total": [(50_000, 2_500, 47_500, "winner_balance"), (-4_082, 0, -4_082, "winner_balance"),
+              (-45_918, 0, -45_918, "winner_balance")],
+}
+
+#: ``min_commission`` on niu-niu (base 100, table caps, 5 %): the dealer (balance 10), the
+#: player (balance 10,000) and, by min_commission, the player's (gross, commission, amount).
+MIN_COMMISSION_RULES: dict[str, Any] = {"balance_caps": "table", "commission_bps": 500}
+MIN_COMMISSION_TABLE = ("10S 9H 8D 4C 4H", 10, "JS QS KS JH QH", 10_000, 100)  # dealer, balance, player, balance, base
+MIN_COMMISSION_RESULTS = {1: (10, 1, 9), 0: (10, 0, 10)}

@@ -1,4 +1,5 @@
-"""A deliberately simple Gnau evaluator: the literal reading of RULES.md sections 2-4 and 4.1.
+"""A deliberately simple Gnau evaluator: the literal reading of RULES.md sections 2-4, 4.1 and
+section 7's ``run_ox``.
 
 Independent of the engine's code (it shares only the :class:`Rules` data): cards are
 plain strings, every one of the ten triples and every 3/6 value assignment is tried, and
@@ -53,7 +54,8 @@ def reference_evaluate(cards: list[str], rules: Rules) -> tuple[str, str, bool]:
     for triple in combinations(range(5), 3):
         sums = {sum(v) % 10 for v in product(*(_values(ranks[i], rules) for i in triple))}
         same_rank = len({ranks[i] for i in triple}) == 1
-        if 0 not in sums and not (rules.triple_ox and same_rank):
+        if 0 not in sums and not (rules.triple_ox and same_rank) and not (rules.run_ox and _run(
+                [ranks[i] for i in triple])):
             continue
         a, b = (cards[i] for i in range(5) if i not in triple)
         ra, rb = a[:-1], b[:-1]
@@ -77,6 +79,14 @@ def reference_evaluate(cards: list[str], rules: Rules) -> tuple[str, str, bool]:
 
     category, _, label, nenku = max((r for r in results if rules.enabled(r[0])), key=best_first)
     return category, label, nenku
+
+
+#: ``run_ox``'s runs (RULES.md 7): three consecutive ranks as printed, A-2-3 up to J-Q-K, and Q-K-A.
+RUNS = frozenset({*(frozenset(ORDER[n:n + 3]) for n in range(11)), frozenset({"Q", "K", "A"})})
+
+
+def _run(ranks: list[str]) -> bool:
+    return len(set(ranks)) == 3 and frozenset(ranks) in RUNS
 
 
 def _poker_shapes(cards: list[str], rules: Rules) -> list[tuple[str, int, str, bool]]:

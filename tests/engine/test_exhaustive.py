@@ -1,6 +1,7 @@
-"""Every one of the 2,598,960 one-deck hands, under `standard`, `niu-niu`, `niu-niu-plus` and
-one rule set with every poker shape of RULES.md 4.1 on (issue 24; each other knob alone is the
-random-rules property test's, tests/engine/test_properties.py).
+"""Every one of the 2,598,960 one-deck hands, under `standard`, `niu-niu`, `niu-niu-plus`,
+one rule set with every poker shape of RULES.md 4.1 on (issue 24) and the peers' rooms
+(`niu-niu-plus` with `run_ox` and `full_house_order: high_card`, issue 39); each other knob
+alone is the random-rules property test's, tests/engine/test_properties.py.
 
 The service's fast path (class tables) must agree with the deliberately simple reference
 in tests/engine/reference.py on every hand; the per-label counts and a digest of every hand's
@@ -33,8 +34,12 @@ ALL_HANDS = 2_598_960
 EVERY_SHAPE = apply_overrides(PROFILES["standard"].rules, {
     "straight": True, "flush": True, "full_house": True, "straight_flush": True, "dragon": True,
     "straight_ace_high": True, "bomb": True, "four_dukes": True, "five_small_max_rank": 5})
+#: The peers' rooms (RULES.md 7's last knobs): niu-niu-plus with runs of three ranks as oxen
+#: and Full Houses by their top card (one score for them all).
+PEER_ROOMS = apply_overrides(PROFILES["niu-niu-plus"].rules, {"run_ox": True, "full_house_order": "high_card"})
 RULE_SETS: dict[str, Rules] = {"standard": PROFILES["standard"].rules, "niu-niu": PROFILES["niu-niu"].rules,
-                               "niu-niu-plus": PROFILES["niu-niu-plus"].rules, "every-shape": EVERY_SHAPE}
+                               "niu-niu-plus": PROFILES["niu-niu-plus"].rules, "every-shape": EVERY_SHAPE,
+                               "peer-rooms": PEER_ROOMS}
 
 PINNED_COUNTS: dict[str, dict[str, int]] = {
     "standard": {
@@ -86,6 +91,19 @@ PINNED_COUNTS: dict[str, dict[str, int]] = {
         "Straight Flush A": 4, "Straight Flush J": 4, "Straight Flush K": 4, "Straight Flush Q": 4,
         "Straight J": 1020, "Straight K": 1020, "Straight Q": 1020,
     },
+    # The same shapes as niu-niu-plus; runs move 179,888 hands out of No Ox.
+    "peer-rooms": {
+        "Bomb 10": 48, "Bomb 2": 44, "Bomb 3": 48, "Bomb 4": 48, "Bomb 5": 48, "Bomb 6": 48, "Bomb 7": 48,
+        "Bomb 8": 48, "Bomb 9": 48, "Bomb A": 36, "Bomb J": 48, "Bomb K": 48, "Bomb Q": 48, "Five Dukes": 624,
+        "Five Small": 776, "Flush": 5148, "Full House 10": 288, "Full House 2": 264, "Full House 3": 288,
+        "Full House 4": 288, "Full House 5": 288, "Full House 6": 288, "Full House 7": 288, "Full House 8": 288,
+        "Full House 9": 288, "Full House A": 240, "Full House J": 288, "Full House K": 288, "Full House Q": 288,
+        "No Ox": 684412, "Single-Ox 0": 280512, "Single-Ox 1": 152392, "Single-Ox 2": 160476, "Single-Ox 3": 164292,
+        "Single-Ox 4": 169588, "Single-Ox 5": 177776, "Single-Ox 6": 183144, "Single-Ox 7": 186136,
+        "Single-Ox 8": 209200, "Single-Ox 9": 211024, "Straight 10": 1020, "Straight 5": 1020, "Straight 6": 1020,
+        "Straight 7": 1020, "Straight 8": 1020, "Straight 9": 1020, "Straight J": 1020, "Straight K": 1020,
+        "Straight Q": 1020,
+    },
 }
 
 PINNED_SCORE_DIGESTS = {
@@ -93,6 +111,7 @@ PINNED_SCORE_DIGESTS = {
     "niu-niu": "93e98d6f925b9c1ce3b2acc0e74a8779f7d05f875f5c761e13b392c13d13a6bb",
     "niu-niu-plus": "1798a627f4ba3db92eb8e4cfe5f4a7c2fa68145d1693442aea1f6b084fbecf7b",
     "every-shape": "7d5f74ab0cee21c9ca6427c65c016e1c9edd56917be9ea48883c3d3321125794",
+    "peer-rooms": "0947fbe955665adb90823346e309785a0a526a74d05c7d3bf461bedc9e609dd5",
 }
 
 

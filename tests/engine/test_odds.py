@@ -62,6 +62,11 @@ RULE_SETS: dict[str, Rules] = {name: p.rules for name, p in PROFILES.items()} | 
     "flat-tie-suited-commission": apply_overrides(PROFILES["liberal"].rules,
                                                   {"tie_payout": "stake", "commission_bps": 333}),
     "flat-tie-high-card": apply_overrides(PROFILES["niu-niu"].rules, {"tie_payout": "stake"}),
+    # The peers' house rules (RULES.md 7's last knobs): runs of three ranks as oxen, and Full
+    # Houses by their top card alone (identical top cards, with several decks, to the tie rule).
+    "runs-top-card": apply_overrides(PROFILES["niu-niu-plus"].rules, {"run_ox": True, "full_house_order": "high_card"}),
+    "runs-top-card-dealer": apply_overrides(PROFILES["standard"].rules, {
+        "run_ox": True, "full_house": True, "full_house_order": "high_card", "commission_bps": 250}),
 }
 
 

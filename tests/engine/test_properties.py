@@ -196,3 +196,22 @@ def test_tables_agree_with_the_reference_under_random_rules(profile: str, overri
         reference = evaluate_reference(tuple(CARDS[c] for c in hand), rules)
         assert evaluation_data(row) == evaluation_dict(reference), (profile, overrides, hand)
         assert row[1].label_key == reference.label_key
+
+
+@settings(max_examples=200, deadline=None)
+@given(profile=profiles, overrides=RULE_OVERRIDES, codes=ANY_HANDS)
+def test_ranking_order_agrees_with_rank_hands_under_random_rules(profile: str, overrides: dict[str, Any],
+                                                                 codes: list[list[int]]) -> None:
+    """The numpy ranking of POST /v1/rankings (high-card and top-card columns) orders hands
+    from several decks as :func:`rank_hands` does, under any knobs (``full_house_order``,
+    ``bomb_order`` and ``ties`` included)."""
+    try:
+        rules = apply_overrides(PROFILES[profile].rules, overrides)
+    except RulesError:
+        assume(False)
+        raise
+    resolution = resolved(codes, rules)
+    order, positions = ranking_order(resolution.scores(), codes, resolution.by_high_card(), resolution.by_top_card())
+    ranked = rank_hands([evaluate(tuple(CARDS[c] for c in hand), rules) for hand in codes], rules)
+    assert order == [r.index for r in ranked]
+    assert positions == [r.position for r in ranked]

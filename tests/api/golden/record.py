@@ -1116,6 +1116,41 @@ def player_id_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
                                                                      {"id": "ann", "hand": hands[2]}]})
 
 
+def peer_rule_requests(rng: random.Random) -> Iterator[tuple[str, Entry]]:
+    """Issue 39: RULES.md 8.2's rows (``run_ox``, ``full_house_order``, ``showdown_winner_cap``,
+    ``min_commission``), a few bad values, and an analysis naming the knobs it ignores."""
+    run = {"run_ox": True}
+    for name, hand in (("run-3-4-5", ["3S", "4H", "5D", "KC", "9S"]), ("run-q-k-a", ["QS", "KH", "AD", "4C", "4S"])):
+        yield f"evaluate/{name}", post("/v1/evaluations?profile=niu-niu", {"hand": hand, "rules": run})
+    hands = deal(rng, 10)
+    yield "batch/run-ox", post("/v1/evaluations/batch?profile=niu-niu", {"hands": hands, "rules": run})
+    houses = [["8S", "QH", "8C", "8D", "QS"], ["AH", "JS", "JD", "AD", "JH"]]
+    yield "ranking/full-house-high-card", post("/v1/rankings?profile=niu-niu-plus", {
+        "hands": [{"hand": h} for h in houses], "rules": {"full_house_order": "high_card"}})
+    yield "settlement/full-house-high-card", post("/v1/settlements?profile=niu-niu-plus", {
+        "base": 5, "rules": {"full_house_order": "high_card", "payouts": {"full_house": 6}},
+        "dealer": {"hand": ["9S", "9H", "5C", "5H", "9C"], "bid_multiple": 3},
+        "players": [{"hand": ["3D", "3S", "10D", "10S", "3C"], "bet_multiple": 5}]})
+    seats = [("w", ["JS", "9H", "AD", "5C", "5D"], 5, 50_000), ("p1", ["10S", "9C", "8D", "4C", "4H"], 13, 20_000),
+             ("p2", ["10C", "9S", "8S", "4D", "2H"], 15, 2_000_000)]
+    for cap in ("per_loser", "total"):
+        yield f"showdown/winner-cap-{cap}", post("/v1/showdowns?profile=niu-niu", {
+            "base": 1000, "rules": {"showdown_stake": "loser_x_winner", "balance_caps": "players",
+                                    "commission_bps": 500, "showdown_winner_cap": cap},
+            "players": [{"id": i, "hand": h, "bet_multiple": m, "balance": b} for i, h, m, b in seats]})
+    yield "settlement/min-commission", post("/v1/settlements?profile=niu-niu", {
+        "base": 100, "rules": {"balance_caps": "table", "commission_bps": 500, "min_commission": 1},
+        "dealer": {"hand": ["10S", "9H", "8D", "4C", "4H"], "balance": 10},
+        "players": [{"hand": ["JS", "QS", "KS", "JH", "QH"], "balance": 10_000}]})
+    yield "exposures/min-commission", post("/v1/exposures?profile=bull-bull", {
+        "rules": {"min_commission": 1}, "players": [{"stake": 10, "bet": "equal"}, {"stake": 1000}]})
+    yield "house-edge/ignores-min-commission", post("/v1/analyses/house-edge?profile=bull-bull", {
+        "rules": {"min_commission": 5, "showdown_winner_cap": "per_loser"}})
+    for i, bad in enumerate([{"run_ox": "yes"}, {"full_house_order": "top_card"}, {"showdown_winner_cap": 1},
+                             {"min_commission": 1_000_001}, {"min_commission": -1}]):
+        yield f"evaluate/bad-{i}", post("/v1/evaluations", {"hand": ["10S", "7H", "3D", "KC", "7D"], "rules": bad})
+
+
 #: The request generators, by operation group; each gets its own seeded random source.
 GROUPS: dict[str, Callable[[random.Random], Iterator[tuple[str, Entry]]]] = {
     "evaluateHand": evaluation_requests,
@@ -1137,8 +1172,10 @@ GROUPS: dict[str, Callable[[random.Random], Iterator[tuple[str, Entry]]]] = {
     "settleShowdown": round_showdown_requests,
     "roundExposures": round_exposure_requests,
     "roundAnalyses": round_analysis_requests,
-    # Issue 27 (player ids), last for the same reason.
+    # Issue 27 (player ids), after every earlier group for the same reason.
     "playerIds": player_id_requests,
+    # Issue 39 (the peers' house rules), last for the same reason.
+    "peerRules": peer_rule_requests,
 }
 
 
