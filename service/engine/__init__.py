@@ -6,9 +6,8 @@ Modules, one concept deep, dependencies running one way:
 (the precomputed fast path) → ``evaluate`` (the fastest evaluator for the rules) →
 ``compare`` (ordering, ranking) → ``caps`` (balances, largest remainders) → ``settle``
 (bets, multiples, commission, caps) → ``exposure`` (what a table can lose before the deal)
-and ``showdown`` (every hand against every other, no dealer). The analyses: ``walk`` (every card multiset, for rules
-that use suits) → ``odds`` (five known cards) → ``distribution``, ``house_edge``,
-``partial`` (fewer known cards) → ``cost`` (what an analysis costs now, ``prepare``).
+and ``showdown`` (every hand against every other, no dealer). The analyses are a package over
+this core, which never imports them (:mod:`service.engine.analysis`).
 Apart: ``deal`` (deals from seeds, ``gnau-deal-v1``, RULES.md 9.1; over ``cards`` only).
 Every cache is a section of one locked object, ``cache.CACHE``.
 

@@ -18,10 +18,10 @@ from typing import Any, NamedTuple
 import orjson
 from marshmallow import Schema, ValidationError
 
+from service.engine.analysis.cost import scoring_cost
 from service.engine.batch import Hands
 from service.engine.bets import DEFAULT_BET
 from service.engine.compare import ranking_order
-from service.engine.cost import scoring_cost
 from service.engine.evaluate import resolved
 from service.engine.exposure import (
     Exposure,

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from service.engine.cost import scoring_cost
+from service.engine.analysis.cost import scoring_cost
 from service.engine.evaluate import resolved
 from service.engine.showdown import showdown
 from service.operations.rounds import capped, player_balances

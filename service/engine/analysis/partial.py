@@ -16,18 +16,18 @@ the round's expected net is exactly ``opponents`` times the expectation against 
 unknown hand. tests/engine/test_partial.py checks this against the literal enumeration of every
 seating of 3 opponents on a reduced deck.
 
-**Method.** Two groupings, both reusing the class machinery of :mod:`service.engine.odds`:
+**Method.** Two groupings, both reusing the class machinery of :mod:`service.engine.analysis.odds`:
 
 - by classes (:func:`by_classes`, below): completions are grouped by their
   pseudo-ranks and each group is a sum over the 8,568 classes of the opponent's hand. Rules
   that use no suits need nothing else; with suits and one deck each completion is settled
   apart, ``high_card`` ties by the top card (disjoint hands), the suited bonus from the
-  list of suited hands (:mod:`service.engine.suited_hands`) and a category that depends on
+  list of suited hands (:mod:`service.engine.analysis.suited_hands`) and a category that depends on
   suits (a flush) by correcting the opponent's live one-suit hands (:class:`FlushHands`);
 - otherwise (several decks with suits, or a suited bonus with ``high_card`` ties) one walk
-  of the card multisets of the opponent (:mod:`service.engine.partial_walk`).
+  of the card multisets of the opponent (:mod:`service.engine.analysis.partial_walk`).
 
-Both add into one :class:`~service.engine.odds.Tally` (wins, losses, and the payouts the
+Both add into one :class:`~service.engine.analysis.odds.Tally` (wins, losses, and the payouts the
 wins collect and the losses pay), from which every bet type's expectation follows
 (:meth:`~service.engine.bets.Bet.expected_gross`). ``method`` says, as for five known cards, whether the rules use suits
 (``card_multisets``) or not (``rank_classes``), whichever grouping counted.
@@ -51,15 +51,24 @@ from math import comb, prod
 import numpy as np
 import numpy.typing as npt
 
+from service.engine.analysis.distribution import labels_of
+from service.engine.analysis.odds import (
+    Chances,
+    OddsError,
+    Tally,
+    dealer_pool,
+    flat_ties,
+    odds,
+    tie_sides,
+    uses_suits,
+)
+from service.engine.analysis.partial_walk import by_walk
+from service.engine.analysis.suited_hands import SuitedLosses
 from service.engine.cache import CACHE
 from service.engine.cards import CARDS, HAND_SIZE, Card, count_excess
 from service.engine.classes import CHOOSE, CLASS_COUNTS, N_CLASSES, PSEUDO_RANKS, class_of_counts, pseudo_rank
-from service.engine.distribution import labels_of
 from service.engine.evaluate import evaluate
-from service.engine.odds import Chances, OddsError, Tally, dealer_pool, flat_ties, odds, tie_sides, uses_suits
-from service.engine.partial_walk import by_walk
 from service.engine.rules import Rules
-from service.engine.suited_hands import SuitedLosses
 from service.engine.tables import Table, table_for
 
 __all__ = ["ROLES", "Completion", "FlushHands", "PartialOdds", "TopCardTies", "by_classes", "class_path_applies",
@@ -111,7 +120,7 @@ class PartialOdds(Chances):
     :param wins: deals the caller wins; ``losses``, ``pushes`` likewise.
     :param net: the caller's total net over all deals, per unit stake.
     :param outcomes: every label (key) a completion can give, strongest first (nonzero only).
-    :param method: ``rank_classes`` or ``card_multisets`` (as :class:`~service.engine.odds.Odds`).
+    :param method: ``rank_classes`` or ``card_multisets`` (as :class:`~service.engine.analysis.odds.Odds`).
     :param labels: completions per label key.
     :param paid_in: the total the caller's wins collect over all deals, per unit stake
         (``double`` bet): what a commission is taken from.
@@ -136,7 +145,7 @@ class PartialOdds(Chances):
 
     @property
     def counted(self) -> int:
-        """Every deal counted (the denominator of :class:`~service.engine.odds.Chances`)."""
+        """Every deal counted (the denominator of :class:`~service.engine.analysis.odds.Chances`)."""
         return self.deals
 
     @property
@@ -164,7 +173,7 @@ class PartialOdds(Chances):
 # --------------------------------------------------------------------------------------
 # By classes: completions grouped by pseudo-ranks, the opponent summed over the 8,568 classes
 #
-# Completions are grouped by their **pseudo-ranks** (see :mod:`service.engine.odds`): every
+# Completions are grouped by their **pseudo-ranks** (see :mod:`service.engine.analysis.odds`): every
 # completion of a group leaves the same number of cards per pseudo-rank, so the opponent's
 # hands per class, ``N_c = prod_p C(n[p], l_c[p])``, are one product per group, and against
 # a completion of score ``s`` the opponent's weaker, equal and stronger hands are three
@@ -181,14 +190,14 @@ class PartialOdds(Chances):
 #     the caller's top card ``t``: one more class product, over the cards left below ``t``
 #     (:class:`TopCardTies`).
 #   * the suited bonus: only suited opponent hands pay more than their class says
-#     (:mod:`service.engine.suited_hands`).
+#     (:mod:`service.engine.analysis.suited_hands`).
 #   * a category that depends on suits (a flush, RULES.md 4.1): the class sums count every
 #     opponent hand as its class's hands that are not one suit; the few one-suit hands
 #     (at most 4 x C(13, 5) = 5,148) are then settled again as what they are
 #     (:class:`FlushHands`): their result as flushes less their result as counted.
 #
 #   Several decks, a suited bonus together with ``high_card`` ties, or a suited bonus
-#   together with a flush, go to :mod:`service.engine.partial_walk`.
+#   together with a flush, go to :mod:`service.engine.analysis.partial_walk`.
 #
 
 _Int64s = npt.NDArray[np.int64]
@@ -510,7 +519,7 @@ def _count(codes: Sequence[int], left: list[int], rules: Rules, role: str, label
            by_label: dict[str, list[int]]) -> Tally:
     """Every deal counted (:func:`by_classes` where it applies, else the walk); under
     ``tie_payout: stake`` with ``ties: dealer`` the tied deals move one stake (RULES.md 6.4),
-    from a second count under ``push`` ties (:func:`~service.engine.odds.flat_ties`)."""
+    from a second count under ``push`` ties (:func:`~service.engine.analysis.odds.flat_ties`)."""
     count = by_classes if class_path_applies(rules, left) else by_walk
     tally = count(codes, left, rules, role, labels, by_label)
     if rules.ties == "dealer" and not rules.tie_cost.by_hand:
@@ -531,7 +540,7 @@ def partial_odds(known: Sequence[Card], rules: Rules, dead: Sequence[Card] = (),
     :param deck: the cards (codes, each at most ``decks`` times) to deal from; ``52 * decks``
         cards by default. A smaller deck is for tests against brute force.
     :return: the odds; with ``role="player"`` and five known cards the counts are those of
-        :func:`~service.engine.odds.odds`.
+        :func:`~service.engine.analysis.odds.odds`.
     :raises OddsError: not 3..5 known cards, an unknown role, a card used more than
         ``decks`` times, too few cards left for the completion and one opponent, or the
         ``dealer`` role under a dealer commission (RULES.md section 6.2: it is taken from the
@@ -547,7 +556,7 @@ def partial_odds(known: Sequence[Card], rules: Rules, dead: Sequence[Card] = (),
     >>> partial_odds([parse_card(t) for t in "JS QH".split()], PROFILES["standard"].rules)
     Traceback (most recent call last):
         ...
-    service.engine.odds.OddsError: 3 to 5 known cards are needed, got 2
+    service.engine.analysis.odds.OddsError: 3 to 5 known cards are needed, got 2
     """
     if not 3 <= len(known) <= HAND_SIZE:
         raise OddsError(f"3 to 5 known cards are needed, got {len(known)}")

@@ -3,7 +3,7 @@
 
 A suited hand collects ``suited_multiplier`` times its payout, so against a completion of
 the caller's hand the opponent's winning hands pay their class's payout (counted by class in
-:func:`service.engine.partial.by_classes`) plus ``(multiplier - 1)`` times it for each suited
+:func:`service.engine.analysis.partial.by_classes`) plus ``(multiplier - 1)`` times it for each suited
 one. Suited hands are few (150,874 of the 2,598,960 hands of one deck under ``ox``), so they
 are listed once per rules (:func:`suited_hands`) and, per request, the extra is summed by
 inclusion-exclusion over the completion's cards: the suited hands of the cards left, less
@@ -25,12 +25,12 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from service.engine.analysis.walk import CHUNK, suited_flags, walk
 from service.engine.cache import CACHE, BoundedCache
 from service.engine.cards import HAND_SIZE
 from service.engine.classes import N_CLASSES
 from service.engine.rules import Rules
 from service.engine.tables import Table, table_for
-from service.engine.walk import CHUNK, suited_flags, walk
 
 __all__ = ["SuitedHands", "SuitedLosses", "pin_suited_hands", "suited_hands", "suited_hands_ready"]
 
