@@ -22,7 +22,7 @@ Tables live in the engine's cache (:data:`~service.engine.cache.CACHE`, section
 
 >>> from service.engine.rules import PROFILES
 >>> table = table_for(PROFILES["standard"].rules)
->>> table.lookup([11, 22, 28, 13, 30]).label   # 3S 6H 8D 4C 8H
+>>> resolve([[11, 22, 28, 13, 30]], table).results()[0].entry.label   # 3S 6H 8D 4C 8H
 'Double-Ox 8'
 """
 
@@ -65,11 +65,9 @@ __all__ = [
     "Resolution",
     "Table",
     "built_table",
-    "cached_rules",
     "choose_slot",
     "evaluate_many",
     "has_table",
-    "order_index",
     "pin_table",
     "resolve",
     "table_for",
@@ -85,15 +83,6 @@ Placement = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, 
 ORDERS: tuple[tuple[int, ...], ...] = tuple(permutations(range(HAND_SIZE)))
 _ORDER_INDEX: dict[tuple[int, ...], int] = {order: i for i, order in enumerate(ORDERS)}
 _POSITIONS = range(HAND_SIZE)
-
-
-def order_index(codes: Sequence[int]) -> int:
-    """The index in :data:`ORDERS` of a hand's sort order (equal codes keep input order).
-
-    >>> ORDERS[order_index([51, 3, 47, 43, 39])]
-    (1, 4, 3, 2, 0)
-    """
-    return _ORDER_INDEX[tuple(sorted(_POSITIONS, key=codes.__getitem__))]
 
 
 def _placements(ox: tuple[int, ...]) -> tuple[Placement, ...]:
@@ -298,18 +287,6 @@ class Table:
         self.complete()
         return self.entries  # type: ignore[return-value]  # complete: no None left
 
-    def lookup(self, codes: Sequence[int]) -> Entry:
-        """The entry of five card codes (any order).
-
-        >>> table_for(Rules()).lookup([51, 3, 47, 43, 39]).label  # K-Q-J-10 of spades and A♠
-        'Ngau Tonku'
-        """
-        a, b, c, d, e = codes
-        w = RANK_WEIGHT
-        k = CLASS_OF_WEIGHT[w[a] + w[b] + w[c] + w[d] + w[e]]
-        if self.suited and a & 3 == b & 3 == c & 3 == d & 3 == e & 3:
-            k += N_CLASSES
-        return self.entry(k)
 
 
 #: Profiles' tables are pinned; tables for custom rules (up to about 2.7 MB each when
@@ -332,11 +309,6 @@ def has_table(rules: Rules) -> bool:
 def built_table(rules: Rules) -> Table | None:
     """The table for ``rules`` if it is kept (pinned or cached, complete or not), else ``None``."""
     return _TABLES.get(rules.without_commission)
-
-
-def cached_rules() -> list[Rules]:
-    """The rules that have a table now: the pinned profiles', then the cached ones."""
-    return _TABLES.keys()
 
 
 def table_for(rules: Rules, complete: bool = True) -> Table:
