@@ -5,7 +5,7 @@ Modules, one concept deep, dependencies running one way:
 → ``reference`` (the literal evaluator) → ``classes`` (hand classes, counted) → ``tables``
 (the precomputed fast path) → ``evaluate`` (the fastest evaluator for the rules) →
 ``compare`` (ordering, ranking) → ``caps`` (balances, largest remainders) → ``settle``
-(bets, multiples, commission, caps) → ``exposure`` (what a table can lose before the deal)
+(bets, multiples, commission, caps; what a table can lose before the deal, its exposure)
 and ``showdown`` (every hand against every other, no dealer). The analyses are a package over
 this core, which never imports them (:mod:`service.engine.analysis`).
 Apart: ``deal`` (deals from seeds, ``gnau-deal-v1``, RULES.md 9.1; over ``cards`` only).

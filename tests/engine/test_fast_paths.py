@@ -595,7 +595,7 @@ def test_settlement_answer_is_the_schema_dump(profile: str) -> None:
         seats = s.data["players"]
         result = settle(reference[0], [(e, p["stake"]) for e, p in zip(reference[1:], seats, strict=True)], s.rules,
                         [p["bet"] for p in seats])
-        from service.engine.exposure import table_exposure
+        from service.engine.settle import table_exposure
         exposure = table_exposure([(p["stake"], p["bet"]) for p in seats], s.rules)
         dumped = SettlementResponseSchema().dump(s.context | {
             "dealer": {"evaluation": result.dealer, "gross": result.dealer_gross, "commission": result.dealer_commission,
