@@ -16,8 +16,7 @@ from __future__ import annotations
 from service.engine.analysis.distribution import distribution_ready, pinned_distribution
 from service.engine.analysis.house_edge import house_edge_ready, pinned_house_edge
 from service.engine.analysis.odds import uses_suits
-from service.engine.analysis.partial import class_path_applies
-from service.engine.analysis.suited_hands import pin_suited_hands, suited_hands_ready
+from service.engine.analysis.partial import class_path_applies, pin_suited_hands, suited_hands_ready
 from service.engine.analysis.walk import walk, walk_ready
 from service.engine.bets import DEFAULT_BET
 from service.engine.cards import HAND_SIZE
