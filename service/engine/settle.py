@@ -2,7 +2,7 @@
 
 >>> from service.engine.cards import parse_hand
 >>> from service.engine.rules import PROFILES
->>> from service.engine.evaluate import evaluate
+>>> from service.engine.tables import evaluate
 >>> std = PROFILES["standard"].rules
 >>> dealer = evaluate(parse_hand("10S 9H 8D 4C 4H".split()), std)     # No Ox
 >>> player = evaluate(parse_hand("10H 9D AD 7C 4S".split()), std)     # Single-Ox 1
@@ -128,7 +128,7 @@ class Settlement:
 
         >>> from service.engine.cards import parse_hand
         >>> from service.engine.rules import PROFILES
-        >>> from service.engine.evaluate import evaluate
+        >>> from service.engine.tables import evaluate
         >>> std = PROFILES["standard"].rules
         >>> no_ox, five_dukes = (evaluate(parse_hand(h.split()), std) for h in ("10S 9H 8D 4C 4H", "JS QH KD JC QD"))
         >>> settle(five_dukes, [(no_ox, 1)], std).sweep, settle(no_ox, [(five_dukes, 1)], std).sweep
@@ -186,7 +186,7 @@ def settle_one(dealer: Scored, player: Scored, stake: int, rules: Rules, bet: st
 
     >>> from service.engine.cards import parse_hand
     >>> from service.engine.rules import PROFILES
-    >>> from service.engine.evaluate import evaluate
+    >>> from service.engine.tables import evaluate
     >>> bb = PROFILES["bull-bull"].rules
     >>> dealer = evaluate(parse_hand("KH QS 10D 4C AC".split()), bb)     # Bull 5
     >>> r = settle_one(dealer, evaluate(parse_hand("7S 3H JH 8C 10C".split()), bb), 1000, bb, "equal")
@@ -243,7 +243,7 @@ def settle(dealer: Scored, players: Sequence[tuple[Scored, int]], rules: Rules,
 
     >>> from service.engine.cards import parse_hand
     >>> from service.engine.rules import PROFILES, apply_overrides
-    >>> from service.engine.evaluate import evaluate
+    >>> from service.engine.tables import evaluate
     >>> std = PROFILES["standard"].rules
     >>> d8 = evaluate(parse_hand("3S 6H 8D 4C 8H".split()), std)       # Double-Ox 8
     >>> no_ox = evaluate(parse_hand("10S 9H 7D 4C 5H".split()), std)

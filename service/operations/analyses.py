@@ -24,8 +24,8 @@ from service.engine.analysis.partial import PartialOdds, partial_odds
 from service.engine.bets import BETS, DEFAULT_BET
 from service.engine.cards import CARDS, Card
 from service.engine.categories import label_text
-from service.engine.evaluate import evaluate, resolved
 from service.engine.rules import Profile, Rules
+from service.engine.tables import evaluate, resolved
 from service.errors import ErrorItem, InvalidRequestError
 from service.languages import DEFAULT_LANGUAGE
 from service.operations.scoring import Answer, Guard, Query, answer_language, check_query, load, unguarded

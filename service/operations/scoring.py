@@ -22,7 +22,6 @@ from service.engine.analysis.cost import scoring_cost
 from service.engine.batch import Hands
 from service.engine.bets import DEFAULT_BET
 from service.engine.compare import ranking_order
-from service.engine.evaluate import resolved
 from service.engine.hand import Evaluation
 from service.engine.rules import Profile, Rules, RulesError, apply_overrides
 from service.engine.settle import (
@@ -36,7 +35,7 @@ from service.engine.settle import (
     table_exposure,
     worst_case_amount,
 )
-from service.engine.tables import HandResult
+from service.engine.tables import HandResult, resolved
 from service.errors import ErrorItem, InvalidRequestError, flatten_messages, in_body_order, pointer
 from service.languages import DEFAULT_LANGUAGE, LANG_DETAIL, lang_value
 from service.operations.rounds import (

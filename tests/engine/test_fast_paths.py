@@ -32,10 +32,18 @@ import pytest
 from flask.testing import FlaskClient
 
 from service.engine.cards import CARDS, Card, parse_card
-from service.engine.evaluate import evaluate, resolved
 from service.engine.reference import evaluate_reference
 from service.engine.rules import PROFILES, Rules, apply_overrides
-from service.engine.tables import ORDERS, PLACEMENTS, Table, built_table, resolve, table_for
+from service.engine.tables import (
+    ORDERS,
+    PLACEMENTS,
+    Table,
+    built_table,
+    evaluate,
+    resolve,
+    resolved,
+    table_for,
+)
 from service.http import gc_pause
 from service.serialize import evaluation_data, evaluation_dict, evaluation_texts, evaluations_json, select
 

@@ -1,6 +1,6 @@
 """Exact odds, distributions and the house edge (issue 5), against brute force.
 
-Brute force here means: evaluate every hand with the table (``service.engine.evaluate.evaluate``) and
+Brute force here means: evaluate every hand with the table (``service.engine.tables.evaluate``) and
 settle every pair with ``settle_one`` — nothing shared with the grouped computations of
 ``service.engine.analysis.odds``, ``distribution`` and ``house_edge`` beyond the evaluator itself.
 """
@@ -25,9 +25,9 @@ from service.engine.analysis.odds import Odds, OddsError, odds
 from service.engine.bets import BET_NAMES as BETS
 from service.engine.cards import CARD_CODES, CARDS, Card
 from service.engine.categories import label_text
-from service.engine.evaluate import evaluate
 from service.engine.rules import PROFILES, Rules, apply_overrides
 from service.engine.settle import settle_one
+from service.engine.tables import evaluate
 from service.http.app import create_app
 from tests import ROOT
 from tests.engine.test_exhaustive import PINNED_COUNTS

@@ -120,7 +120,7 @@ REFERENCE_SECONDS_PER_HAND = 60e-6
 def scoring_cost(rules: Rules, hands: int) -> float:
     """A rough estimate, in seconds, of evaluating ``hands`` hands under ``rules`` now: 0
     when their table is built (every profile's is), else the reference evaluator's time
-    (or building the table, which :func:`~service.engine.evaluate.use_table` does once
+    (or building the table, which :func:`~service.engine.tables.use_table` does once
     enough hands under the same rules were asked for: about as long).
 
     >>> from service.engine.rules import PROFILES, apply_overrides

@@ -30,10 +30,9 @@ from service.engine.analysis.walk import class_tally, colex_rank, suited_flags, 
 from service.engine.bets import BETS, DEFAULT_BET
 from service.engine.cards import CARDS, HAND_SIZE, Card, count_excess
 from service.engine.classes import IntArray, class_weights, pseudo_available
-from service.engine.evaluate import evaluate
 from service.engine.hand import Evaluation
 from service.engine.rules import MAX_BPS, Rules
-from service.engine.tables import Table, table_for
+from service.engine.tables import Table, evaluate, table_for
 
 __all__ = [
     "FULL_DECK",

@@ -84,9 +84,8 @@ from service.engine.analysis.walk import CHUNK, suited_flags, walk
 from service.engine.cache import CACHE, BoundedCache
 from service.engine.cards import CARDS, HAND_SIZE, Card, count_excess
 from service.engine.classes import CHOOSE, CLASS_COUNTS, N_CLASSES, PSEUDO_RANKS, class_of_counts, pseudo_rank
-from service.engine.evaluate import evaluate
 from service.engine.rules import Rules
-from service.engine.tables import Table, table_for
+from service.engine.tables import Table, evaluate, table_for
 
 __all__ = ["ROLES", "Completion", "FlushHands", "PartialOdds", "SuitedHands", "SuitedLosses", "TopCardTies",
            "by_classes", "class_path_applies", "max_opponents", "partial_odds", "pin_suited_hands",

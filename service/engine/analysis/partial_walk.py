@@ -33,9 +33,8 @@ import numpy.typing as npt
 from service.engine.analysis.odds import Tally, tie_sides
 from service.engine.analysis.walk import Chunk, colex_rank, suited_flags, walk_chunks
 from service.engine.cards import CARDS, HAND_SIZE
-from service.engine.evaluate import evaluate
 from service.engine.rules import Rules
-from service.engine.tables import table_for
+from service.engine.tables import evaluate, table_for
 
 __all__ = ["by_walk"]
 
