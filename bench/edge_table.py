@@ -13,7 +13,7 @@ import argparse
 import sys
 from collections.abc import Iterable, Sequence
 
-from service.engine.house_edge import house_edge
+from service.engine.analysis.house_edge import house_edge
 from service.engine.rules import PROFILES
 
 __all__ = ["edge_table", "main"]

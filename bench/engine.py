@@ -6,8 +6,8 @@ Everything is timed in the same run, so the ratios hold even on a noisy, shared 
   random sample of one-deck hands (``--sample``, 50,000 by default);
 * ``evaluate_many`` (numpy, scores and categories) on all 2,598,960 one-deck hands under
   ``standard``; its rate over the reference's rate is the engine ratio (goal ≥ 100x);
-* the per-hand table path, :func:`~service.engine.evaluate.evaluate` (full ``Evaluation``
-  objects) and :func:`~service.serialize.evaluations_json` over :func:`~service.engine.evaluate.resolved` (the batch endpoint's path,
+* the per-hand table path, :func:`~service.engine.tables.evaluate` (full ``Evaluation``
+  objects) and :func:`~service.serialize.evaluations_json` over :func:`~service.engine.tables.resolved` (the batch endpoint's path,
   straight to response data), on the same sample;
 * table build time per built-in profile (goal ≤ 2 s each) and the memory of all built-in
   tables (goal ≤ 50 MB), each measured in a fresh interpreter: build times and the RSS
@@ -65,7 +65,7 @@ def _median_of(runs: int, fn: Callable[[], object]) -> float:
 def batch_path(codes: list[list[int]], rules: Rules) -> None:
     """What the batch view runs: the resolver and the batch writer, with the cyclic collector
     paused."""
-    from service.engine.evaluate import resolved
+    from service.engine.tables import resolved
     from service.http import gc_pause
     from service.serialize import evaluations_json
 
@@ -120,10 +120,9 @@ def run(sample: int = SAMPLE, seed: int = SEED) -> list[Row]:
     """Run the engine benchmark and return its rows."""
     from service.engine.cards import CARDS
     from service.engine.categories import CATEGORIES
-    from service.engine.evaluate import evaluate
     from service.engine.reference import evaluate_reference
     from service.engine.rules import PROFILES
-    from service.engine.tables import evaluate_many, table_for
+    from service.engine.tables import evaluate, evaluate_many, table_for
 
     rules = PROFILES["standard"].rules
     table_for(rules)

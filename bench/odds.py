@@ -7,7 +7,7 @@ house-edge and distribution computation in a fresh process (later calls are cach
 The issue's goal: odds under 100 ms at the median.
 
 A second table (issue 14): the median engine time of odds from 4 and 3 known cards
-(:func:`service.engine.partial.partial_odds`, one deck, no dead cards) as player and as
+(:func:`service.engine.analysis.partial.partial_odds`, one deck, no dead cards) as player and as
 dealer, over random known cards, after one warm-up call per profile (which builds what a
 profile's first request builds). The goals: 4 known cards under 100 ms, 3 under 1 s. The
 same medians in process CPU time follow (steadier than wall time on a shared machine).
@@ -22,11 +22,11 @@ import time
 from collections.abc import Callable
 from functools import partial
 
+from service.engine.analysis.distribution import distribution
+from service.engine.analysis.house_edge import house_edge
+from service.engine.analysis.odds import odds
+from service.engine.analysis.partial import partial_odds
 from service.engine.cards import CARDS
-from service.engine.distribution import distribution
-from service.engine.house_edge import house_edge
-from service.engine.odds import odds
-from service.engine.partial import partial_odds
 from service.engine.rules import PROFILES
 from service.http.app import create_app
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, validate, validates_schema
 
+from service.engine.analysis.partial import ROLES
 from service.engine.cards import MAX_DECKS, count_excess, duplicate_message, seats
-from service.engine.partial import ROLES
 from service.schemas import MESSAGES, ScoringRequestSchema, bet_field, card_codes
 
 __all__ = ["MAX_DEAD", "MAX_OPPONENTS", "MIN_KNOWN", "AnalysisRequestSchema", "CardsField", "HouseEdgeRequestSchema",

@@ -18,7 +18,7 @@ __all__ = ["EvaluationField", "ExposureResponseSchema", "ProfileListSchema", "Pr
 
 
 class EvaluationField(fields.Field[Any]):
-    """Dumps an :class:`~service.engine.evaluate.Evaluation` (the ``Evaluation`` schema)."""
+    """Dumps an :class:`~service.engine.tables.Evaluation` (the ``Evaluation`` schema)."""
 
     def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
         return evaluation_dict(value)

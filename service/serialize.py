@@ -19,7 +19,7 @@ evaluator's, in tests). All give byte for byte what ``orjson.dumps`` of the shap
 tests compare).
 
 >>> from service.engine.cards import parse_hand
->>> from service.engine.evaluate import resolved
+>>> from service.engine.tables import resolved
 >>> from service.engine.reference import evaluate_reference
 >>> from service.engine.rules import Rules
 >>> hand = parse_hand("3S 6H 8D 4C 8H".split())
@@ -232,7 +232,7 @@ def evaluation_data(row: Row, fields: tuple[str, ...] | None = None, lang: str =
     """One resolved hand as the ``Evaluation`` object (only ``fields`` when given), its label
     in ``lang`` (one of :data:`~service.engine.categories.LANGUAGES`).
 
-    >>> from service.engine.evaluate import resolved
+    >>> from service.engine.tables import resolved
     >>> from service.engine.rules import Rules
     >>> [row] = resolved([[11, 22, 28, 13, 30]], Rules()).rows()
     >>> evaluation_data(row, ("label", "power"))
@@ -293,7 +293,7 @@ def evaluation_texts(resolution: Resolution, fields: tuple[str, ...] | None = No
     """Each resolved hand's ``Evaluation`` as JSON text, in order (only ``fields`` when given;
     labels in ``lang``).
 
-    >>> from service.engine.evaluate import resolved
+    >>> from service.engine.tables import resolved
     >>> from service.engine.rules import Rules
     >>> evaluation_texts(resolved([[11, 22, 28, 13, 30]], Rules()), ("label", "nenku"))
     ['{"label":"Double-Ox 8","nenku":false}']
@@ -323,7 +323,7 @@ def evaluations_json(resolution: Resolution, fields: tuple[str, ...] | None = No
     of them fill about 2 MiB of fresh allocator arenas, which the worker maps, about 500
     page faults, and hands back on every request).
 
-    >>> from service.engine.evaluate import resolved
+    >>> from service.engine.tables import resolved
     >>> from service.engine.rules import Rules
     >>> orjson.dumps({"e": evaluations_json(resolved([[11, 22, 28, 13, 30]] * 2, Rules()), ("label", "payout"))})
     b'{"e":[{"label":"Double-Ox 8","payout":2},{"label":"Double-Ox 8","payout":2}]}'
@@ -385,7 +385,7 @@ def ranking_json(resolution: Resolution, ids: Sequence[str | None], order: Seque
     JSON text, and no ``null`` in it: an id holding that text is written by orjson too),
     go between quotes as they are.
 
-    >>> from service.engine.evaluate import resolved
+    >>> from service.engine.tables import resolved
     >>> from service.engine.rules import Rules
     >>> r = resolved([[11, 22, 28, 13, 30], [0, 1, 2, 3, 4]], Rules())
     >>> text = orjson.dumps(ranking_json(r, ["a", None], [1, 0], [1, 2], ("label",))).decode()

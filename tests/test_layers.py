@@ -1,8 +1,9 @@
 """The code's structure, checked from the source (issue 10: one owner per concept).
 
 - **Layers.** ``service/engine/`` imports nothing of the service outside ``service/engine/``
-  (and no web, validation or server library); that only ``service/http/`` imports Flask
-  is tests/api/test_http_layering.py's check.
+  (and no web, validation or server library); within it, the analyses
+  (``service/engine/analysis/``) import the game core and the core never imports them; that
+  only ``service/http/`` imports Flask is tests/api/test_http_layering.py's check.
 - **Private names stay private.** No module imports an underscore name from another
   module (tests and benchmarks included), and every name another module imports from a
   ``service`` module is listed in that module's ``__all__``.
@@ -31,6 +32,7 @@ from tests import ROOT
 
 SERVICE = ROOT / "service"
 ENGINE = SERVICE / "engine"
+ANALYSIS = ENGINE / "analysis"
 MAX_MODULE_LINES = 800
 MAX_FUNCTION_LINES = 60
 
@@ -92,6 +94,18 @@ def test_the_engine_imports_nothing_outside_the_engine() -> None:
             for p in python_files(ENGINE) for line, module, _ in imports(p)
             if module.split(".")[0] in ("flask", "werkzeug", "flask_cors", "marshmallow", "gunicorn", "gevent")]
     assert not bad, "the engine is plain Python over itself:\n" + "\n".join(bad)
+
+
+def test_the_game_core_never_imports_the_analyses() -> None:
+    """The engine's two wings: ``service/engine/analysis/`` may import the game core (the rest
+    of ``service/engine/``), never the other way."""
+    core = [p for p in python_files(ENGINE) if ANALYSIS not in p.parents]
+    bad = [f"{where(p, line)} imports {module}" for p in core for line, module, name in imports(p)
+           if module.startswith("service.engine.analysis")
+           or (module == "service.engine" and name == "analysis")]
+    assert len(core) > len(python_files(ANALYSIS)) > 1, "the two wings are where this test looks"
+    assert not bad, "the game core is below the analyses; move the code the core needs out of analysis/:\n" + \
+        "\n".join(bad)
 
 
 def test_no_module_imports_a_private_name_of_another() -> None:

@@ -2,7 +2,7 @@
 
 >>> from service.engine.cards import parse_hand
 >>> from service.engine.rules import PROFILES
->>> from service.engine.evaluate import evaluate
+>>> from service.engine.tables import evaluate
 >>> nn = PROFILES["niu-niu"].rules
 >>> dealer = evaluate(parse_hand("KH QS 10D 4C AC".split()), nn)
 >>> player = evaluate(parse_hand("KS QH JD 2C 3C".split()), nn)
@@ -119,7 +119,7 @@ def rank_hands(evaluations: Sequence[Scored], rules: Rules) -> list[RankedHand]:
 
     >>> from service.engine.cards import parse_hand
     >>> from service.engine.rules import PROFILES
-    >>> from service.engine.evaluate import evaluate
+    >>> from service.engine.tables import evaluate
     >>> std = PROFILES["standard"].rules
     >>> hands = ["10S 9H 8D 4C 4H", "JS QH KD JC QD", "10H 9D AD 7C 4S", "10C 9C AC 7D 4D"]
     >>> ranked = rank_hands([evaluate(parse_hand(h.split()), std) for h in hands], std)

@@ -3,7 +3,7 @@ and power cards, and how a result's strength, score and label follow from the ca
 declaration (RULES.md sections 2-5, 4.2).
 
 Both evaluators give these: the literal one (:mod:`service.engine.reference`) and the
-table-driven one (:mod:`service.engine.tables`, through :func:`service.engine.evaluate.evaluate`).
+table-driven one (:mod:`service.engine.tables`, through :func:`service.engine.tables.evaluate`).
 
 >>> from service.engine.rules import Rules
 >>> sub = strength_sub(Category.DOUBLE_OX, Rank.EIGHT, Rules())

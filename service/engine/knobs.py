@@ -112,11 +112,6 @@ class Knob:
     listed_at_default: bool = True
 
     @property
-    def in_tables(self) -> bool:
-        """Whether the class tables express the knob (it acts on what a hand evaluates to)."""
-        return self.effect == "hands"
-
-    @property
     def message(self) -> str:
         """What a value of the wrong type (or out of range) is told."""
         if self.kind == "bool":

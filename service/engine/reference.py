@@ -3,7 +3,7 @@
 :func:`evaluate_reference` tries every choice of three cards as the ox and every 3/6 value
 assignment, and keeps the strongest result. It is the reference the precomputed tables
 (:mod:`service.engine.tables`) are built from (:func:`best_candidates`, once per class)
-and tested against; :func:`service.engine.evaluate.evaluate` picks between the two.
+and tested against; :func:`service.engine.tables.evaluate` picks between the two.
 
 >>> from service.engine.cards import parse_hand
 >>> from service.engine.rules import Rules

@@ -108,8 +108,6 @@ class Rules:
 
     >>> Rules().payout("single_ox", "0"), Rules().payout("ngau_tonku")
     (1, 5)
-    >>> Rules().rank_of("no_ox"), Rules().rank_of("five_dukes")
-    (12, 0)
     """
 
     three_six_swap: bool = bool_field(True, "3 and 6 may each count as 3 or 6.", **_V1)
@@ -266,10 +264,6 @@ class Rules:
         """Whether a category that is on depends on suits (a flush): the tables then tell
         flushes from the other hands of their ranks."""
         return any(spec.suits and self.enabled(c) for c, spec in SPECS.items())
-
-    def rank_of(self, category: str) -> int:
-        """The category's position in ``ranking``: 0 is the strongest."""
-        return self.ranking.index(category)
 
     @cached_property
     def score_bases(self) -> Mapping[Category, int]:

@@ -23,7 +23,7 @@ Commission (``commission_bps``) is taken from a positive gross; ``Σ amounts + h
 The example of RULES.md section 8 (``niu-niu``, ``base`` 10):
 
 >>> from service.engine.cards import parse_hand
->>> from service.engine.evaluate import evaluate
+>>> from service.engine.tables import evaluate
 >>> from service.engine.rules import PROFILES, apply_overrides
 >>> nn = PROFILES["niu-niu"].rules
 >>> hands = [evaluate(parse_hand(h.split()), nn) for h in
@@ -115,7 +115,7 @@ def showdown_order(hands: Sequence[Scored], rules: Rules) -> tuple[list[int], li
     competition position (1, 2, 2, 4), by :func:`versus`.
 
     >>> from service.engine.cards import parse_hand
-    >>> from service.engine.evaluate import evaluate
+    >>> from service.engine.tables import evaluate
     >>> from service.engine.rules import PROFILES
     >>> nn = PROFILES["niu-niu"].rules
     >>> dukes = [evaluate(parse_hand(h.split()), nn) for h in ("KS KH QD JC QS", "10S 9H 8D 4C 4H", "KD KC QH JS QC")]
@@ -160,7 +160,7 @@ def _all_pairs_gross(hands: Sequence[Scored], bets: Sequence[int], base: int, ru
     positions, not one per pair; exact integers, there is no division).
 
     >>> from service.engine.cards import parse_hand
-    >>> from service.engine.evaluate import evaluate
+    >>> from service.engine.tables import evaluate
     >>> from service.engine.rules import PROFILES
     >>> nn = PROFILES["niu-niu"].rules
     >>> hands = [evaluate(parse_hand(h.split()), nn) for h in ("JS 9H AD 5C 5D", "7S 3H JH 8C 10C")]

@@ -14,7 +14,7 @@ each hand's class (from a sum of per-card weights, or with numpy for a whole bat
 sort order, the formation reported (:func:`choose_slot`, only under a suited bonus) and the
 payout. Every operation resolves hands here and nowhere else: the JSON writer
 (:mod:`service.serialize`) walks :meth:`Resolution.rows`, rankings and settlements compare
-:meth:`Resolution.results`, and :func:`service.engine.evaluate.evaluate` builds an
+:meth:`Resolution.results`, and :func:`evaluate` builds an
 ``Evaluation`` from a result.
 
 Tables live in the engine's cache (:data:`~service.engine.cache.CACHE`, section
@@ -22,8 +22,25 @@ Tables live in the engine's cache (:data:`~service.engine.cache.CACHE`, section
 
 >>> from service.engine.rules import PROFILES
 >>> table = table_for(PROFILES["standard"].rules)
->>> table.lookup([11, 22, 28, 13, 30]).label   # 3S 6H 8D 4C 8H
+>>> resolve([[11, 22, 28, 13, 30]], table).results()[0].entry.label   # 3S 6H 8D 4C 8H
 'Double-Ox 8'
+
+**Evaluating** hands goes through the one resolver too (RULES.md sections 3-4 and 7).
+
+:func:`evaluate` and :func:`evaluate_codes` give ``Evaluation`` objects; :func:`resolved`
+gives the resolver's :class:`Resolution` for callers that write or
+compare many hands without objects per card. All give exactly what the reference evaluator
+(:func:`~service.engine.reference.evaluate_reference`) gives (the tests check every one of
+the 2,598,960 one-deck hands); the result types are in :mod:`service.engine.hand`.
+
+Scoring never builds a whole table for rules it has not seen: a hand's class entry is
+computed when a hand first needs it (:meth:`Table.entry`), so a
+request under one-off rules costs its hands' classes, not all 8,568.
+
+>>> from service.engine.cards import parse_hand
+>>> from service.engine.rules import PROFILES
+>>> evaluate(parse_hand("10S 7H 3D KC 7D".split()), PROFILES["standard"].rules).label
+'Single-Ox 0'
 """
 
 from __future__ import annotations
@@ -38,7 +55,7 @@ import numpy as np
 import numpy.typing as npt
 
 from service.engine.cache import CACHE, BoundedCache
-from service.engine.cards import CARDS, HAND_SIZE
+from service.engine.cards import CARDS, HAND_SIZE, Card
 from service.engine.categories import CATEGORIES, LABELS, LANGUAGES, SPECS, Category
 from service.engine.classes import (
     CLASS_OF_WEIGHT,
@@ -65,13 +82,15 @@ __all__ = [
     "Resolution",
     "Table",
     "built_table",
-    "cached_rules",
     "choose_slot",
+    "evaluate",
+    "evaluate_codes",
     "evaluate_many",
     "has_table",
-    "order_index",
     "pin_table",
     "resolve",
+    "resolved",
+    "scoring_table",
     "table_for",
 ]
 
@@ -85,15 +104,6 @@ Placement = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, 
 ORDERS: tuple[tuple[int, ...], ...] = tuple(permutations(range(HAND_SIZE)))
 _ORDER_INDEX: dict[tuple[int, ...], int] = {order: i for i, order in enumerate(ORDERS)}
 _POSITIONS = range(HAND_SIZE)
-
-
-def order_index(codes: Sequence[int]) -> int:
-    """The index in :data:`ORDERS` of a hand's sort order (equal codes keep input order).
-
-    >>> ORDERS[order_index([51, 3, 47, 43, 39])]
-    (1, 4, 3, 2, 0)
-    """
-    return _ORDER_INDEX[tuple(sorted(_POSITIONS, key=codes.__getitem__))]
 
 
 def _placements(ox: tuple[int, ...]) -> tuple[Placement, ...]:
@@ -298,18 +308,6 @@ class Table:
         self.complete()
         return self.entries  # type: ignore[return-value]  # complete: no None left
 
-    def lookup(self, codes: Sequence[int]) -> Entry:
-        """The entry of five card codes (any order).
-
-        >>> table_for(Rules()).lookup([51, 3, 47, 43, 39]).label  # K-Q-J-10 of spades and A♠
-        'Ngau Tonku'
-        """
-        a, b, c, d, e = codes
-        w = RANK_WEIGHT
-        k = CLASS_OF_WEIGHT[w[a] + w[b] + w[c] + w[d] + w[e]]
-        if self.suited and a & 3 == b & 3 == c & 3 == d & 3 == e & 3:
-            k += N_CLASSES
-        return self.entry(k)
 
 
 #: Profiles' tables are pinned; tables for custom rules (up to about 2.7 MB each when
@@ -332,11 +330,6 @@ def has_table(rules: Rules) -> bool:
 def built_table(rules: Rules) -> Table | None:
     """The table for ``rules`` if it is kept (pinned or cached, complete or not), else ``None``."""
     return _TABLES.get(rules.without_commission)
-
-
-def cached_rules() -> list[Rules]:
-    """The rules that have a table now: the pinned profiles', then the cached ones."""
-    return _TABLES.keys()
 
 
 def table_for(rules: Rules, complete: bool = True) -> Table:
@@ -584,3 +577,62 @@ def evaluate_many(codes: npt.NDArray[np.integer[Any]], rules: Rules) -> tuple[np
         idx += N_CLASSES * one_suit(codes)
     return table.scores[idx], table.categories[idx]
 
+
+def scoring_table(rules: Rules) -> Table:
+    """The table scoring uses for ``rules``: complete for a profile (built before the
+    workers fork), else filled class by class as hands need it."""
+    return table_for(rules, complete=False)
+
+
+def resolved(hands: Sequence[Sequence[int]], rules: Rules, *, by_code: ByCode | None = None,
+             array: npt.NDArray[Any] | None = None) -> Resolution:
+    """The resolver's answer for hands of card codes under ``rules`` (RULES.md 3-5, 7).
+
+    :param hands: hands of five valid card codes each (0..51), in input order.
+    :param rules: the rules to evaluate under.
+    :param by_code: the hands sorted per row and their input positions
+        (:func:`~service.engine.classes.sort_hands`), if at hand.
+    :param array: the hands as an ``(n, 5)`` array in input order, if at hand.
+    :return: the :class:`~service.engine.tables.Resolution`.
+
+    >>> from service.engine.rules import PROFILES
+    >>> [r.entry.label for r in resolved([[39, 26, 8, 49, 24]], PROFILES["standard"].rules).results()]
+    ['Single-Ox 0']
+    """
+    return resolve(hands, scoring_table(rules), by_code=by_code, array=array)
+
+
+def evaluate(hand: Sequence[Card], rules: Rules) -> Evaluation:
+    """Evaluate five cards (RULES.md sections 3-4, 7).
+
+    Same contract and same result as
+    :func:`~service.engine.reference.evaluate_reference`, in a few microseconds.
+
+    :param hand: five cards, in input order.
+    :param rules: the rules to evaluate under.
+    :return: the evaluation.
+
+    >>> from service.engine.cards import parse_hand
+    >>> from service.engine.rules import PROFILES
+    >>> e = evaluate(parse_hand("3S 6H 8D 4C 8H".split()), PROFILES["standard"].rules)
+    >>> e.label, [str(c) for c in e.power.cards], e.payout, e.label_key
+    ('Double-Ox 8', ['8D', '8H'], 2, 'double_ox_8')
+    """
+    [result] = resolved([[c.code for c in hand]], rules).results()
+    return result.evaluation()
+
+
+def evaluate_codes(hands: Sequence[Sequence[int]], rules: Rules) -> list[Evaluation]:
+    """Evaluate hands given as card codes (what the card reader gives), RULES.md sections
+    3-4, 7.
+
+    :param hands: hands of five valid card codes each (0..51), in input order.
+    :param rules: the rules to evaluate under.
+    :return: one evaluation per hand, in input order; the cards are the notation table's
+        :data:`~service.engine.cards.CARDS`, so nothing is parsed again.
+
+    >>> from service.engine.rules import PROFILES
+    >>> [e.label for e in evaluate_codes([[39, 26, 8, 49, 24], [43, 46, 48, 41, 44]], PROFILES["standard"].rules)]
+    ['Single-Ox 0', 'Five Dukes']
+    """
+    return [r.evaluation() for r in resolved(hands, rules).results()]

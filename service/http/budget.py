@@ -3,7 +3,7 @@
 Every profile's analyses are computed before the workers fork
 (:func:`service.http.app.create_app`) and are never refused. Work that is not cached (a
 table for custom rules, odds with several decks under rules that use suits) is estimated
-by the operations (:func:`~service.engine.odds.analysis_cost`) and run inside
+by the operations (:func:`~service.engine.analysis.cost.analysis_cost`) and run inside
 :meth:`AnalysisBudget.guard`: under :data:`CHEAP_SECONDS` it just runs, above it is paid
 from an :class:`AnalysisBudget`: seconds per minute for each client address
 (``ANALYSIS_BUDGET_SECONDS``, from ``GNAU_ANALYSIS_BUDGET_SECONDS``, default 10) and for

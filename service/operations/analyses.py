@@ -1,9 +1,9 @@
 """The analysis operations: exact odds against the dealer, distributions, house edge (issue 5).
 
 Each function checks its request like the scoring operations (:func:`service.operations.scoring.load`)
-and calls the engine (:mod:`service.engine.odds`, :mod:`service.engine.partial`). Work the
+and calls the engine (:mod:`service.engine.analysis.odds`, :mod:`service.engine.analysis.partial`). Work the
 engine has not cached is run inside a :data:`Guard` given the estimated seconds
-(:func:`~service.engine.odds.analysis_cost`): the HTTP layer's compute budget refuses it
+(:func:`~service.engine.analysis.cost.analysis_cost`): the HTTP layer's compute budget refuses it
 when spent; the ``gnau`` command, on the caller's own machine, runs it as it comes
 (:func:`unguarded`). A profile's analyses are computed before the workers fork and never
 need a guard.
@@ -16,16 +16,16 @@ from fractions import Fraction
 from typing import Any
 
 from service.analysis_schemas import AnalysisRequestSchema, HouseEdgeRequestSchema, OddsRequestSchema
+from service.engine.analysis.cost import analysis_cost
+from service.engine.analysis.distribution import Distribution, distribution, labels_of
+from service.engine.analysis.house_edge import HouseEdge, house_edge, house_edge_method, pinned_house_edge
+from service.engine.analysis.odds import Chances, OddsError, RulesNotComputedError, odds
+from service.engine.analysis.partial import PartialOdds, partial_odds
 from service.engine.bets import BETS, DEFAULT_BET
 from service.engine.cards import CARDS, Card
 from service.engine.categories import label_text
-from service.engine.cost import analysis_cost
-from service.engine.distribution import Distribution, distribution, labels_of
-from service.engine.evaluate import evaluate, resolved
-from service.engine.house_edge import HouseEdge, house_edge, house_edge_method, pinned_house_edge
-from service.engine.odds import Chances, OddsError, RulesNotComputedError, odds
-from service.engine.partial import PartialOdds, partial_odds
 from service.engine.rules import Profile, Rules
+from service.engine.tables import evaluate, resolved
 from service.errors import ErrorItem, InvalidRequestError
 from service.languages import DEFAULT_LANGUAGE
 from service.operations.scoring import (

@@ -18,23 +18,24 @@ from typing import Any, NamedTuple
 import orjson
 from marshmallow import Schema, ValidationError
 
+from service.engine.analysis.cost import scoring_cost
 from service.engine.batch import Hands
 from service.engine.bets import DEFAULT_BET
 from service.engine.compare import ranking_order
-from service.engine.cost import scoring_cost
-from service.engine.evaluate import resolved
-from service.engine.exposure import (
+from service.engine.hand import Evaluation
+from service.engine.rules import Profile, Rules, RulesError, apply_overrides
+from service.engine.settle import (
+    MAX_SAFE_INTEGER,
     Exposure,
+    Settlement,
     TableExposure,
     max_bet_multiple,
     max_bid_multiple,
+    settle,
     table_exposure,
     worst_case_amount,
 )
-from service.engine.hand import Evaluation
-from service.engine.rules import Profile, Rules, RulesError, apply_overrides
-from service.engine.settle import MAX_SAFE_INTEGER, Settlement, settle
-from service.engine.tables import HandResult
+from service.engine.tables import HandResult, resolved
 from service.errors import ErrorItem, InvalidRequestError, flatten_messages, in_body_order, pointer
 from service.languages import DEFAULT_LANGUAGE, LANG_DETAIL, lang_value
 from service.operations.rounds import (
@@ -329,7 +330,7 @@ def safe_integer_problems(data: Mapping[str, Any], rules: Rules) -> list[ErrorIt
 
     Every integer the service returns lies within ±(2^53 − 1) (I-JSON, RFC 7493), so that
     JavaScript and every other JSON client reads it exactly: a table whose worst case
-    (:func:`service.engine.exposure.worst_case_amount`: the dealer's largest loss, RULES.md
+    (:func:`service.engine.settle.worst_case_amount`: the dealer's largest loss, RULES.md
     section 6.3) is larger is refused, naming the bound. Exposures are bounded by it too.
 
     :param data: a loaded settlement or exposure body (``players`` with stakes and bets).

@@ -13,9 +13,9 @@ from typing import Any
 
 import orjson
 
-from service.engine.cost import scoring_cost
-from service.engine.evaluate import resolved
+from service.engine.analysis.cost import scoring_cost
 from service.engine.showdown import showdown
+from service.engine.tables import resolved
 from service.operations.rounds import capped, player_balances
 from service.operations.scoring import Answer, Guard, Query, Scoring, load, unguarded
 from service.profiles import ProfileRegistry

@@ -9,7 +9,7 @@ of the process, and a second call finds it all.
 What a profile's warming builds: its evaluation table, its one-deck distribution, the house
 edge of both bets (the commission's winnings included: seconds each; a combination the
 engine does not compute is left out, as a request for it is refused), and, under rules that
-use suits, the card-multiset walk and the suited hands (:func:`service.engine.cost.prepare`).
+use suits, the card-multiset walk and the suited hands (:func:`service.engine.analysis.cost.prepare`).
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from service.engine.analysis.cost import prepare
+from service.engine.analysis.house_edge import pinned_house_edge
+from service.engine.analysis.odds import OddsError
 from service.engine.bets import BETS
-from service.engine.cost import prepare
-from service.engine.house_edge import pinned_house_edge
-from service.engine.odds import OddsError
 from service.engine.rules import Rules
 from service.engine.tables import pin_table
 from service.profiles import ProfileRegistry
@@ -48,7 +48,7 @@ def warm_rules(rules: Rules) -> None:
     ``rules.analysed``, as the analysis operations ask for them.
 
     >>> from service.engine.rules import PROFILES
-    >>> from service.engine.cost import analysis_cost
+    >>> from service.engine.analysis.cost import analysis_cost
     >>> warm_rules(PROFILES["standard"].rules)
     >>> analysis_cost(PROFILES["standard"].rules, "house_edge", bet="equal")
     0.0

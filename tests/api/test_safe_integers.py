@@ -9,9 +9,8 @@ from typing import Any
 import pytest
 from flask import Flask
 
-from service.engine.exposure import worst_case_amount
 from service.engine.rules import PROFILES, Rules, apply_overrides
-from service.engine.settle import MAX_SAFE_INTEGER, MAX_STAKE
+from service.engine.settle import MAX_SAFE_INTEGER, MAX_STAKE, worst_case_amount
 
 # Every payout 1,000 and the suited bonus on the whole hand at 10x: any hand pays 10,000x.
 RICH = {"payouts": {k: 1000 for k in ("five_dukes", "five_small", "ngau_tonku", "double_ox", "single_ox",

@@ -11,7 +11,7 @@ from service.http.runtime import Runtime
 from tests import ROOT
 
 _FRESH_PROCESS = """
-from service.engine.cost import analysis_cost
+from service.engine.analysis.cost import analysis_cost
 from service.engine.rules import PROFILES
 from service.engine.tables import has_table
 from service.http.app import create_app

@@ -26,14 +26,14 @@ from typing import Any
 import pytest
 
 from service.engine import tables
+from service.engine.analysis.distribution import distribution
+from service.engine.analysis.house_edge import house_edge
+from service.engine.analysis.odds import odds
 from service.engine.cache import CACHE, Constant
 from service.engine.cards import CARDS, Card
-from service.engine.distribution import distribution
-from service.engine.evaluate import evaluate, evaluate_codes
-from service.engine.house_edge import house_edge
-from service.engine.odds import odds
 from service.engine.reference import evaluate_reference
 from service.engine.rules import PROFILES, Rules, apply_overrides
+from service.engine.tables import evaluate, evaluate_codes
 
 THREADS = 8
 CALLS = 250

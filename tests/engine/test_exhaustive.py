@@ -18,12 +18,11 @@ from itertools import combinations
 import numpy as np
 import pytest
 
+from service.engine.analysis.distribution import distribution
 from service.engine.cards import CARDS
 from service.engine.categories import CATEGORIES, Category
-from service.engine.distribution import distribution
-from service.engine.evaluate import evaluate
 from service.engine.rules import PROFILES, Rules, apply_overrides
-from service.engine.tables import evaluate_many
+from service.engine.tables import evaluate, evaluate_many
 from tests.engine.reference import reference_evaluate
 
 ALL_HANDS = 2_598_960

@@ -32,10 +32,18 @@ import pytest
 from flask.testing import FlaskClient
 
 from service.engine.cards import CARDS, Card, parse_card
-from service.engine.evaluate import evaluate, resolved
 from service.engine.reference import evaluate_reference
 from service.engine.rules import PROFILES, Rules, apply_overrides
-from service.engine.tables import ORDERS, PLACEMENTS, Table, built_table, resolve, table_for
+from service.engine.tables import (
+    ORDERS,
+    PLACEMENTS,
+    Table,
+    built_table,
+    evaluate,
+    resolve,
+    resolved,
+    table_for,
+)
 from service.http import gc_pause
 from service.serialize import evaluation_data, evaluation_dict, evaluation_texts, evaluations_json, select
 
@@ -595,7 +603,7 @@ def test_settlement_answer_is_the_schema_dump(profile: str) -> None:
         seats = s.data["players"]
         result = settle(reference[0], [(e, p["stake"]) for e, p in zip(reference[1:], seats, strict=True)], s.rules,
                         [p["bet"] for p in seats])
-        from service.engine.exposure import table_exposure
+        from service.engine.settle import table_exposure
         exposure = table_exposure([(p["stake"], p["bet"]) for p in seats], s.rules)
         dumped = SettlementResponseSchema().dump(s.context | {
             "dealer": {"evaluation": result.dealer, "gross": result.dealer_gross, "commission": result.dealer_commission,

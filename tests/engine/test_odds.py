@@ -1,8 +1,8 @@
 """Exact odds, distributions and the house edge (issue 5), against brute force.
 
-Brute force here means: evaluate every hand with the table (``service.engine.evaluate.evaluate``) and
+Brute force here means: evaluate every hand with the table (``service.engine.tables.evaluate``) and
 settle every pair with ``settle_one`` — nothing shared with the grouped computations of
-``service.engine.odds``, ``distribution`` and ``house_edge`` beyond the evaluator itself.
+``service.engine.analysis.odds``, ``distribution`` and ``house_edge`` beyond the evaluator itself.
 """
 
 from __future__ import annotations
@@ -19,15 +19,15 @@ import pytest
 from flask.testing import FlaskClient
 
 from bench.edge_table import edge_table
+from service.engine.analysis.distribution import distribution, labels_of
+from service.engine.analysis.house_edge import house_edge, house_edge_method
+from service.engine.analysis.odds import Odds, OddsError, odds
 from service.engine.bets import BET_NAMES as BETS
 from service.engine.cards import CARD_CODES, CARDS, Card
 from service.engine.categories import label_text
-from service.engine.distribution import distribution, labels_of
-from service.engine.evaluate import evaluate
-from service.engine.house_edge import house_edge, house_edge_method
-from service.engine.odds import Odds, OddsError, odds
 from service.engine.rules import PROFILES, Rules, apply_overrides
 from service.engine.settle import settle_one
+from service.engine.tables import evaluate
 from service.http.app import create_app
 from tests import ROOT
 from tests.engine.test_exhaustive import PINNED_COUNTS

@@ -2,8 +2,8 @@
 
 Brute force here means: every completion of the known cards and every opponent hand are
 enumerated literally from the physical cards left (copies of a card apart), each final hand
-evaluated with the table (``service.engine.evaluate.evaluate``) and each deal settled with ``settle_one`` —
-nothing shared with the grouped computations of ``service.engine.partial``.
+evaluated with the table (``service.engine.tables.evaluate``) and each deal settled with ``settle_one`` —
+nothing shared with the grouped computations of ``service.engine.analysis.partial``.
 """
 
 from __future__ import annotations
@@ -22,15 +22,15 @@ from click.testing import CliRunner
 from flask.testing import FlaskClient
 
 from service.cli import cli
+from service.engine.analysis.odds import OddsError, odds
+from service.engine.analysis.partial import by_classes, class_path_applies, partial_odds
+from service.engine.analysis.partial_walk import by_walk
 from service.engine.cards import CARD_CODES, CARDS, Card
 from service.engine.categories import label_text
-from service.engine.evaluate import evaluate
 from service.engine.hand import Evaluation
-from service.engine.odds import OddsError, odds
-from service.engine.partial import by_classes, class_path_applies, partial_odds
-from service.engine.partial_walk import by_walk
 from service.engine.rules import PROFILES, Rules, apply_overrides
 from service.engine.settle import settle_one
+from service.engine.tables import evaluate
 from service.http.app import create_app
 from tests import ROOT
 from tests.engine.test_odds import RULE_SETS

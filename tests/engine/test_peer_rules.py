@@ -11,16 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from service.engine.analysis.odds import odds
+from service.engine.analysis.partial import partial_odds
 from service.engine.cards import CARD_CODES, CARDS, Card, parse_hand
 from service.engine.compare import compare, rank_hands
-from service.engine.evaluate import evaluate
-from service.engine.exposure import table_exposure
-from service.engine.odds import odds
-from service.engine.partial import partial_odds
 from service.engine.reference import evaluate_reference
 from service.engine.rules import PROFILES, Rules, apply_overrides
-from service.engine.settle import settle
+from service.engine.settle import settle, table_exposure
 from service.engine.showdown import showdown
+from service.engine.tables import evaluate
 from tests.engine.cases import (
     FULL_HOUSE_AMOUNTS,
     FULL_HOUSE_PAIR,

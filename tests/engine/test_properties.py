@@ -15,12 +15,11 @@ from hypothesis import strategies as st
 from service.engine.bets import BET_NAMES as BETS
 from service.engine.cards import CARDS, Card
 from service.engine.compare import compare, rank_hands, ranking_order, strength_key
-from service.engine.evaluate import evaluate, resolved
-from service.engine.exposure import table_exposure
 from service.engine.knobs import Knob
 from service.engine.reference import evaluate_reference
 from service.engine.rules import PROFILES, RULE_KNOBS, RulesError, apply_overrides
-from service.engine.settle import MAX_STAKE, settle
+from service.engine.settle import MAX_STAKE, settle, table_exposure
+from service.engine.tables import evaluate, resolved
 from service.serialize import evaluation_data, evaluation_dict
 
 PROFILE_NAMES = list(PROFILES)

@@ -24,11 +24,10 @@ from hypothesis import strategies as st
 from service.engine.bets import BET_NAMES
 from service.engine.caps import cap_round, scale_to
 from service.engine.cards import parse_hand
-from service.engine.evaluate import evaluate, resolved
 from service.engine.rules import PROFILES, Rules, apply_overrides
 from service.engine.settle import settle, stake_of
 from service.engine.showdown import showdown
-from service.engine.tables import HandResult
+from service.engine.tables import HandResult, evaluate, resolved
 from tests.engine.rounds_reference import Hand, reference_settlement, reference_showdown
 
 NIU_NIU = PROFILES["niu-niu"].rules

@@ -8,11 +8,10 @@ import pytest
 from flask.testing import FlaskClient
 
 from service.engine.cards import parse_hand
-from service.engine.evaluate import evaluate
-from service.engine.exposure import player_exposure
 from service.engine.reference import evaluate_reference
 from service.engine.rules import PROFILES, apply_overrides
-from service.engine.settle import settle
+from service.engine.settle import player_exposure, settle
+from service.engine.tables import evaluate
 from tests.engine.cases import (
     COMMISSION_ROUNDS,
     NIU_NIU_ROWS,

@@ -13,16 +13,15 @@ refused.
 
 from __future__ import annotations
 
+from service.engine.analysis.distribution import distribution_ready, pinned_distribution
+from service.engine.analysis.house_edge import house_edge_ready, pinned_house_edge
+from service.engine.analysis.odds import uses_suits
+from service.engine.analysis.partial import class_path_applies, pin_suited_hands, suited_hands_ready
+from service.engine.analysis.walk import walk, walk_ready
 from service.engine.bets import DEFAULT_BET
 from service.engine.cards import HAND_SIZE
-from service.engine.distribution import distribution_ready, pinned_distribution
-from service.engine.house_edge import house_edge_ready, pinned_house_edge
-from service.engine.odds import uses_suits
-from service.engine.partial import class_path_applies
 from service.engine.rules import Rules
-from service.engine.suited_hands import pin_suited_hands, suited_hands_ready
 from service.engine.tables import has_table
-from service.engine.walk import walk, walk_ready
 
 __all__ = ["ODDS_SECONDS_PER_DECK", "PARTIAL_SECONDS", "REFERENCE_SECONDS_PER_HAND", "analysis_cost", "prepare",
            "scoring_cost"]
@@ -35,7 +34,7 @@ def prepare(rules: Rules) -> None:
     the ``double`` bet when the rules take no commission, the card-multiset walk when
     the rules use suits, and the one-deck suited hands when they pay a suited bonus. The house edges that need a commission's winnings (seconds each)
     are computed on first request by
-    :func:`~service.engine.house_edge.pinned_house_edge`.
+    :func:`~service.engine.analysis.house_edge.pinned_house_edge`.
 
     >>> from service.engine.rules import PROFILES
     >>> prepare(PROFILES["standard"].rules); analysis_cost(PROFILES["standard"].rules, "house_edge")
@@ -102,7 +101,7 @@ def analysis_cost(rules: Rules, kind: str, decks: int = 1, known: int = HAND_SIZ
 #: many seconds per deck in play on the reference machine (0.22 s measured with 8 decks).
 ODDS_SECONDS_PER_DECK = 0.0275
 
-#: Odds from fewer known cards (:mod:`service.engine.partial`), by (known cards, how they are
+#: Odds from fewer known cards (:mod:`service.engine.analysis.partial`), by (known cards, how they are
 #: counted): seconds on one core beside the five-card cost, as bench/odds.py measures them:
 #: ``rank_classes`` (rules without suits), ``classes`` (suits, one deck) and ``walk`` (suits
 #: with several decks, or a suited bonus with ``high_card`` ties; per deck). 4 known cards
@@ -121,7 +120,7 @@ REFERENCE_SECONDS_PER_HAND = 60e-6
 def scoring_cost(rules: Rules, hands: int) -> float:
     """A rough estimate, in seconds, of evaluating ``hands`` hands under ``rules`` now: 0
     when their table is built (every profile's is), else the reference evaluator's time
-    (or building the table, which :func:`~service.engine.evaluate.use_table` does once
+    (or building the table, which :func:`~service.engine.tables.use_table` does once
     enough hands under the same rules were asked for: about as long).
 
     >>> from service.engine.rules import PROFILES, apply_overrides

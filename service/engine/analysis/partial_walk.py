@@ -2,7 +2,7 @@
 
 The general method, for rules that use suits with several decks (or with a suited bonus and
 ``high_card`` ties together); one deck otherwise goes by classes
-(:func:`service.engine.partial.by_classes`), which is faster.
+(:func:`service.engine.analysis.partial.by_classes`), which is faster.
 
 With one unknown card ``c`` the number of physical deals ``(c, D)`` is
 ``w(D) * (n_c - m_c(D))`` (``n_c`` copies of ``c`` left, ``m_c(D)`` of them in ``D``), so the
@@ -30,12 +30,11 @@ from math import comb
 import numpy as np
 import numpy.typing as npt
 
+from service.engine.analysis.odds import Tally, tie_sides
+from service.engine.analysis.walk import Chunk, colex_rank, suited_flags, walk_chunks
 from service.engine.cards import CARDS, HAND_SIZE
-from service.engine.evaluate import evaluate
-from service.engine.odds import Tally, tie_sides
 from service.engine.rules import Rules
-from service.engine.tables import table_for
-from service.engine.walk import Chunk, colex_rank, suited_flags, walk_chunks
+from service.engine.tables import evaluate, table_for
 
 __all__ = ["by_walk"]
 

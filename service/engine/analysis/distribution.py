@@ -4,7 +4,7 @@ section 4), labels named by their stable keys (RULES.md 4.2).
 Exact: each hand class's count is a product of binomials over the cards of one deck
 (:func:`~service.engine.classes.class_weights`), summed per label of the rules' table.
 Cached per rules in the engine's cache (section ``distributions``); a profile's is pinned
-(:func:`pinned_distribution`, from :func:`service.engine.cost.prepare`).
+(:func:`pinned_distribution`, from :func:`service.engine.analysis.cost.prepare`).
 
 >>> from service.engine.rules import PROFILES
 >>> d = distribution(PROFILES["standard"].rules)
@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
 
+from service.engine.analysis.odds import FULL_DECK, deck_available
 from service.engine.cache import CACHE, BoundedCache
 from service.engine.cards import HAND_SIZE
 from service.engine.categories import Category
 from service.engine.classes import table_weights
 from service.engine.hand import labelled, score_of, strength_sub, strengths
-from service.engine.odds import FULL_DECK, deck_available
 from service.engine.rules import Rules
 from service.engine.tables import table_for
 

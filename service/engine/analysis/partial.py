@@ -16,18 +16,18 @@ the round's expected net is exactly ``opponents`` times the expectation against 
 unknown hand. tests/engine/test_partial.py checks this against the literal enumeration of every
 seating of 3 opponents on a reduced deck.
 
-**Method.** Two groupings, both reusing the class machinery of :mod:`service.engine.odds`:
+**Method.** Two groupings, both reusing the class machinery of :mod:`service.engine.analysis.odds`:
 
 - by classes (:func:`by_classes`, below): completions are grouped by their
   pseudo-ranks and each group is a sum over the 8,568 classes of the opponent's hand. Rules
   that use no suits need nothing else; with suits and one deck each completion is settled
   apart, ``high_card`` ties by the top card (disjoint hands), the suited bonus from the
-  list of suited hands (:mod:`service.engine.suited_hands`) and a category that depends on
+  list of suited hands (:class:`SuitedHands`, below) and a category that depends on
   suits (a flush) by correcting the opponent's live one-suit hands (:class:`FlushHands`);
 - otherwise (several decks with suits, or a suited bonus with ``high_card`` ties) one walk
-  of the card multisets of the opponent (:mod:`service.engine.partial_walk`).
+  of the card multisets of the opponent (:mod:`service.engine.analysis.partial_walk`).
 
-Both add into one :class:`~service.engine.odds.Tally` (wins, losses, and the payouts the
+Both add into one :class:`~service.engine.analysis.odds.Tally` (wins, losses, and the payouts the
 wins collect and the losses pay), from which every bet type's expectation follows
 (:meth:`~service.engine.bets.Bet.expected_gross`). ``method`` says, as for five known cards, whether the rules use suits
 (``card_multisets``) or not (``rank_classes``), whichever grouping counted.
@@ -38,6 +38,22 @@ wins collect and the losses pay), from which every bet type's expectation follow
 >>> p = partial_odds([parse_card(t) for t in "AS KH 10D 4C".split()], PROFILES["standard"].rules)
 >>> p.completions, p.deals == 48 * comb(47, 5), p.labels["ngau_tonku"]
 (48, True, 8)
+
+The suited opponent hands of partial odds with one deck (RULES.md section 7,
+``suited_bonus``; issue 14).
+
+A suited hand collects ``suited_multiplier`` times its payout, so against a completion of
+the caller's hand the opponent's winning hands pay their class's payout (counted by class in
+:func:`by_classes`) plus ``(multiplier - 1)`` times it for each suited
+one. Suited hands are few (150,874 of the 2,598,960 hands of one deck under ``ox``), so they
+are listed once per rules (:func:`suited_hands`) and, per request, the extra is summed by
+inclusion-exclusion over the completion's cards: the suited hands of the cards left, less
+those holding one of the completion's cards, plus those holding both (two unknown cards).
+
+>>> from service.engine.rules import PROFILES
+>>> h = suited_hands(PROFILES["liberal"].rules)
+>>> len(h.klass)
+150874
 """
 
 from __future__ import annotations
@@ -47,23 +63,33 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import combinations, combinations_with_replacement, product
 from math import comb, prod
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from service.engine.cache import CACHE
+from service.engine.analysis.distribution import labels_of
+from service.engine.analysis.odds import (
+    Chances,
+    OddsError,
+    Tally,
+    dealer_pool,
+    flat_ties,
+    odds,
+    tie_sides,
+    uses_suits,
+)
+from service.engine.analysis.partial_walk import by_walk
+from service.engine.analysis.walk import CHUNK, suited_flags, walk
+from service.engine.cache import CACHE, BoundedCache
 from service.engine.cards import CARDS, HAND_SIZE, Card, count_excess
 from service.engine.classes import CHOOSE, CLASS_COUNTS, N_CLASSES, PSEUDO_RANKS, class_of_counts, pseudo_rank
-from service.engine.distribution import labels_of
-from service.engine.evaluate import evaluate
-from service.engine.odds import Chances, OddsError, Tally, dealer_pool, flat_ties, odds, tie_sides, uses_suits
-from service.engine.partial_walk import by_walk
 from service.engine.rules import Rules
-from service.engine.suited_hands import SuitedLosses
-from service.engine.tables import Table, table_for
+from service.engine.tables import Table, evaluate, table_for
 
-__all__ = ["ROLES", "Completion", "FlushHands", "PartialOdds", "TopCardTies", "by_classes", "class_path_applies",
-           "partial_odds"]
+__all__ = ["ROLES", "Completion", "FlushHands", "PartialOdds", "SuitedHands", "SuitedLosses", "TopCardTies",
+           "by_classes", "class_path_applies", "partial_odds", "pin_suited_hands", "suited_hands",
+           "suited_hands_ready"]
 
 ROLES = ("player", "dealer")
 
@@ -97,7 +123,7 @@ class PartialOdds(Chances):
     :param wins: deals the caller wins; ``losses``, ``pushes`` likewise.
     :param net: the caller's total net over all deals, per unit stake.
     :param outcomes: every label (key) a completion can give, strongest first (nonzero only).
-    :param method: ``rank_classes`` or ``card_multisets`` (as :class:`~service.engine.odds.Odds`).
+    :param method: ``rank_classes`` or ``card_multisets`` (as :class:`~service.engine.analysis.odds.Odds`).
     :param labels: completions per label key.
     :param paid_in: the total the caller's wins collect over all deals, per unit stake
         (``double`` bet): what a commission is taken from.
@@ -122,7 +148,7 @@ class PartialOdds(Chances):
 
     @property
     def counted(self) -> int:
-        """Every deal counted (the denominator of :class:`~service.engine.odds.Chances`)."""
+        """Every deal counted (the denominator of :class:`~service.engine.analysis.odds.Chances`)."""
         return self.deals
 
     @property
@@ -150,7 +176,7 @@ class PartialOdds(Chances):
 # --------------------------------------------------------------------------------------
 # By classes: completions grouped by pseudo-ranks, the opponent summed over the 8,568 classes
 #
-# Completions are grouped by their **pseudo-ranks** (see :mod:`service.engine.odds`): every
+# Completions are grouped by their **pseudo-ranks** (see :mod:`service.engine.analysis.odds`): every
 # completion of a group leaves the same number of cards per pseudo-rank, so the opponent's
 # hands per class, ``N_c = prod_p C(n[p], l_c[p])``, are one product per group, and against
 # a completion of score ``s`` the opponent's weaker, equal and stronger hands are three
@@ -167,14 +193,14 @@ class PartialOdds(Chances):
 #     the caller's top card ``t``: one more class product, over the cards left below ``t``
 #     (:class:`TopCardTies`).
 #   * the suited bonus: only suited opponent hands pay more than their class says
-#     (:mod:`service.engine.suited_hands`).
+#     (:class:`SuitedHands`, below).
 #   * a category that depends on suits (a flush, RULES.md 4.1): the class sums count every
 #     opponent hand as its class's hands that are not one suit; the few one-suit hands
 #     (at most 4 x C(13, 5) = 5,148) are then settled again as what they are
 #     (:class:`FlushHands`): their result as flushes less their result as counted.
 #
 #   Several decks, a suited bonus together with ``high_card`` ties, or a suited bonus
-#   together with a flush, go to :mod:`service.engine.partial_walk`.
+#   together with a flush, go to :mod:`service.engine.analysis.partial_walk`.
 #
 
 _Int64s = npt.NDArray[np.int64]
@@ -496,7 +522,7 @@ def _count(codes: Sequence[int], left: list[int], rules: Rules, role: str, label
            by_label: dict[str, list[int]]) -> Tally:
     """Every deal counted (:func:`by_classes` where it applies, else the walk); under
     ``tie_payout: stake`` with ``ties: dealer`` the tied deals move one stake (RULES.md 6.4),
-    from a second count under ``push`` ties (:func:`~service.engine.odds.flat_ties`)."""
+    from a second count under ``push`` ties (:func:`~service.engine.analysis.odds.flat_ties`)."""
     count = by_classes if class_path_applies(rules, left) else by_walk
     tally = count(codes, left, rules, role, labels, by_label)
     if rules.ties == "dealer" and not rules.tie_cost.by_hand:
@@ -517,7 +543,7 @@ def partial_odds(known: Sequence[Card], rules: Rules, dead: Sequence[Card] = (),
     :param deck: the cards (codes, each at most ``decks`` times) to deal from; ``52 * decks``
         cards by default. A smaller deck is for tests against brute force.
     :return: the odds; with ``role="player"`` and five known cards the counts are those of
-        :func:`~service.engine.odds.odds`.
+        :func:`~service.engine.analysis.odds.odds`.
     :raises OddsError: not 3..5 known cards, an unknown role, a card used more than
         ``decks`` times, too few cards left for the completion and one opponent, or the
         ``dealer`` role under a dealer commission (RULES.md section 6.2: it is taken from the
@@ -533,7 +559,7 @@ def partial_odds(known: Sequence[Card], rules: Rules, dead: Sequence[Card] = (),
     >>> partial_odds([parse_card(t) for t in "JS QH".split()], PROFILES["standard"].rules)
     Traceback (most recent call last):
         ...
-    service.engine.odds.OddsError: 3 to 5 known cards are needed, got 2
+    service.engine.analysis.odds.OddsError: 3 to 5 known cards are needed, got 2
     """
     if not 3 <= len(known) <= HAND_SIZE:
         raise OddsError(f"3 to 5 known cards are needed, got {len(known)}")
@@ -563,3 +589,126 @@ def partial_odds(known: Sequence[Card], rules: Rules, dead: Sequence[Card] = (),
                        tally.deals - tally.wins - tally.losses, tally.paid_in - tally.paid_out, outcomes, method,
                        {o.label_key: o.completions for o in outcomes}, tally.paid_in,
                        rules.commission_bps if role == "player" else 0)
+
+
+@dataclass(frozen=True)
+class SuitedHands:
+    """Every one-deck hand that earns the suited bonus under some rules.
+
+    :param codes: ``(n, 5)`` uint8 card codes, ascending per row.
+    :param klass: ``(n,)`` each hand's entry in the rules' table (its class, or its class
+        plus ``N_CLASSES`` for a one-suit hand where the table tells them apart).
+    :param bits: ``(n,)`` uint64, bit ``c`` set for each code ``c`` of the row.
+    """
+
+    codes: npt.NDArray[np.uint8]
+    klass: npt.NDArray[np.intp]
+    bits: npt.NDArray[np.uint64]
+
+
+_HANDS: BoundedCache[Rules, SuitedHands] = CACHE.section("suited hands", 8)
+
+
+def _build(rules: Rules) -> SuitedHands:
+    features = walk()
+    table = table_for(rules)
+    repeat = np.uint64(1 << 63)
+    zero = np.uint64(0)
+    parts: list[npt.NDArray[np.intp]] = []
+    for start in range(0, len(features.klass), CHUNK):
+        part = slice(start, start + CHUNK)
+        klass = features.klass[part].astype(np.intp)
+        if table.suited:
+            klass += N_CLASSES * features.flush[part]
+        suited = suited_flags(table, klass, features.mono[part], features.flush[part])
+        parts.append(np.flatnonzero(suited & ((features.bits[part] & repeat) == zero)) + start)
+    rows = np.concatenate(parts)
+    klass = features.klass[rows].astype(np.intp)
+    if table.suited:
+        klass += N_CLASSES * features.flush[rows]
+    return SuitedHands(features.codes[rows], klass, features.bits[rows])
+
+
+def suited_hands(rules: Rules) -> SuitedHands:
+    """The one-deck suited hands under ``rules`` (built from the multiset walk on first
+    use, about 0.4 s and 2.3 MB under ``liberal``; kept in a bounded cache).
+
+    >>> from service.engine.rules import PROFILES
+    >>> len(suited_hands(PROFILES["standard"].rules).klass)   # no suited bonus
+    0
+    """
+    return _HANDS.get_or_build(rules, lambda: _build(rules))
+
+
+def suited_hands_ready(rules: Rules) -> bool:
+    """Whether :func:`suited_hands` has them at hand (callers budgeting time ask): always
+    for rules without a suited bonus.
+
+    >>> from service.engine.rules import PROFILES
+    >>> suited_hands_ready(PROFILES["niu-niu"].rules)
+    True
+    """
+    return rules.suited_bonus == "none" or rules in _HANDS
+
+
+def pin_suited_hands(rules: Rules) -> None:
+    """Build the suited hands of ``rules`` now and keep them for the life of the process (a
+    profile's, before the workers fork, so that they are shared)."""
+    if rules.suited_bonus != "none" and rules not in _HANDS:
+        _HANDS.pin(rules, _build(rules))
+
+
+def _suffix(values: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """Sums from each index of the last axis to its end, with a trailing 0 (exact integers)."""
+    a = np.asarray(values, dtype=np.float64)
+    out = np.zeros((*a.shape[:-1], a.shape[-1] + 1), dtype=np.int64)
+    out[..., :-1] = np.rint(np.cumsum(a[..., ::-1], axis=-1)[..., ::-1]).astype(np.int64)
+    return out
+
+
+class SuitedLosses:
+    """Per completion, what the caller pays suited opponent hands beyond their class payout,
+    over the opponent hands that beat it (module docstring). One deck; ties ``dealer`` or
+    ``push`` (strength is the score alone).
+
+    :param rules: the rules (a suited bonus).
+    :param table: their table.
+    :param left: cards left per code (0 or 1), before the completion is taken out.
+    :param missing: the completion's size, 0..2.
+    :param tie_opp: equal scores (not both Five Dukes) go to the opponent.
+    :param push_scores: the scores two hands of which push (Five Dukes).
+    """
+
+    def __init__(self, rules: Rules, table: Table, left: Sequence[int], missing: int, tie_opp: bool,
+                 push_scores: frozenset[int]) -> None:
+        hands = suited_hands(rules)
+        gone = np.uint64(sum(1 << c for c in range(52) if not left[c]))
+        live = (hands.bits & gone) == np.uint64(0)
+        codes = hands.codes[live].astype(np.int64)
+        klass = hands.klass[live]
+        self.scores = np.unique(table.scores).astype(np.int64)
+        self.tie_opp = tie_opp
+        self.push_scores = push_scores
+        k = len(self.scores)
+        rank = np.searchsorted(self.scores, table.scores[klass])
+        extra = ((rules.suited_multiplier - 1) * table.payouts[klass]).astype(np.float64)
+        self.every = _suffix(np.bincount(rank, weights=extra, minlength=k))
+        ones = np.concatenate([codes[:, i] * k + rank for i in range(HAND_SIZE)])
+        self.holding = _suffix(np.bincount(ones, weights=np.tile(extra, HAND_SIZE), minlength=52 * k).reshape(52, k))
+        self.both: npt.NDArray[np.int64] | None = None
+        if missing == 2:
+            pairs = np.concatenate([(codes[:, i] * 52 + codes[:, j]) * k + rank
+                                    for i, j in combinations(range(HAND_SIZE), 2)])
+            weights = np.tile(extra, 10)
+            self.both = _suffix(np.bincount(pairs, weights=weights, minlength=52 * 52 * k).reshape(52 * 52, k))
+
+    def extra(self, score: int, cards: Sequence[int]) -> int:
+        """The extra paid over the opponent hands (from the cards left less ``cards``, the
+        completion) that beat a final hand of ``score``."""
+        side: Literal["left", "right"] = "left" if self.tie_opp and score not in self.push_scores else "right"
+        first = int(np.searchsorted(self.scores, score, side))
+        total = int(self.every[first]) - sum(int(self.holding[c, first]) for c in cards)
+        if len(cards) == 2 and self.both is not None:
+            a, b = sorted(cards)
+            total += int(self.both[a * 52 + b, first])
+        return total

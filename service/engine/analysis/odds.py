@@ -6,9 +6,9 @@ Every figure here is exact: counts are integers and probabilities
 visited than the rules need. When the rules use no suits (no suited bonus, no
 ``high_card`` ties) an answer is a sum over the 8,568 hand classes
 (:mod:`service.engine.classes`); otherwise every card multiset is visited
-(:mod:`service.engine.walk`). The other analyses build on this module:
-:mod:`service.engine.distribution`, :mod:`service.engine.house_edge`,
-:mod:`service.engine.partial` (fewer known cards) and :mod:`service.engine.cost`.
+(:mod:`service.engine.analysis.walk`). The other analyses build on this module:
+:mod:`service.engine.analysis.distribution`, :mod:`service.engine.analysis.house_edge`,
+:mod:`service.engine.analysis.partial` (fewer known cards) and :mod:`service.engine.analysis.cost`.
 
 >>> from service.engine.cards import parse_hand
 >>> from service.engine.rules import PROFILES
@@ -26,14 +26,13 @@ from math import comb
 
 import numpy as np
 
+from service.engine.analysis.walk import class_tally, colex_rank, suited_flags, walk_chunks
 from service.engine.bets import BETS, DEFAULT_BET
 from service.engine.cards import CARDS, HAND_SIZE, Card, count_excess
 from service.engine.classes import IntArray, class_weights, pseudo_available
-from service.engine.evaluate import evaluate
 from service.engine.hand import Evaluation
 from service.engine.rules import MAX_BPS, Rules
-from service.engine.tables import Table, table_for
-from service.engine.walk import class_tally, colex_rank, suited_flags, walk_chunks
+from service.engine.tables import Table, evaluate, table_for
 
 __all__ = [
     "FULL_DECK",
@@ -82,7 +81,7 @@ def deck_available(deck: Sequence[int]) -> list[int]:
 
 class Chances:
     """Win, lose and push as exact fractions of everything counted: shared by the odds of
-    five known cards (:class:`Odds`) and of fewer (:class:`~service.engine.partial.PartialOdds`),
+    five known cards (:class:`Odds`) and of fewer (:class:`~service.engine.analysis.partial.PartialOdds`),
     which say what they counted through :attr:`counted`."""
 
     wins: int
@@ -204,7 +203,7 @@ def dealer_pool(hand: Sequence[int], dead: Sequence[int] = (), decks: int = 1) -
     >>> dealer_pool([0, 1, 2, 3, 4], [4])
     Traceback (most recent call last):
         ...
-    service.engine.odds.OddsError: 2D is used more than once (1 deck in play)
+    service.engine.analysis.odds.OddsError: 2D is used more than once (1 deck in play)
     """
     if not 1 <= decks <= 8:
         raise OddsError("decks must be from 1 to 8")
@@ -293,7 +292,7 @@ def _by_classes(player: Evaluation, rules: Rules, table: Table, left: Sequence[i
 
 def _by_multisets(player: Evaluation, rules: Rules, table: Table, left: Sequence[int], me: int) -> _Counts:
     """:func:`odds` for rules with suits: one walk of the dealer's card multisets
-    (``me``: the player's :func:`~service.engine.walk.colex_rank`, its high-card order)."""
+    (``me``: the player's :func:`~service.engine.analysis.walk.colex_rank`, its high-card order)."""
     n = len(table.every)
     scores = table.scores.astype(np.int64)
     wins = np.zeros(n, dtype=np.int64)
@@ -347,7 +346,7 @@ def _odds(rules: Rules, table: Table, wins: IntArray, lose_plain: IntArray, lose
 
 
 # --------------------------------------------------------------------------------------
-# Deals of partial odds (service.engine.partial, service.engine.partial_walk) count into a Tally
+# Deals of partial odds (service.engine.analysis.partial, service.engine.analysis.partial_walk) count into a Tally
 
 
 @dataclass

@@ -16,7 +16,7 @@ Five Dukes) costs the player the dealer's payout, so::
 where ``paid(D)`` is the total payout of the hands of class D in the deck (the base payout
 times the hand count, plus ``(multiplier - 1)`` times the base payout for each hand that
 earns the suited bonus: suits are used only here, and only when ``suited_bonus`` is on, by
-visiting each hand of the deck once, :mod:`service.engine.walk`). Under ``push`` and
+visiting each hand of the deck once, :mod:`service.engine.analysis.walk`). Under ``push`` and
 ``high_card`` every pair cancels with its swap and the net is exactly 0. The brute force
 over all pairs of a reduced deck (tests/engine/test_odds.py) agrees for every profile.
 
@@ -45,14 +45,14 @@ from math import comb
 import numpy as np
 import numpy.typing as npt
 
+from service.engine.analysis.odds import FULL_DECK, OddsError, RulesNotComputedError, deck_available
+from service.engine.analysis.walk import class_tally, suited_flags, walk_chunks
 from service.engine.bets import BETS, DEFAULT_BET, Bet
 from service.engine.cache import CACHE, BoundedCache
 from service.engine.cards import HAND_SIZE
 from service.engine.classes import CHOOSE, CLASS_COUNTS, PSEUDO_RANKS, IntArray, class_weights
-from service.engine.odds import FULL_DECK, OddsError, RulesNotComputedError, deck_available
 from service.engine.rules import MAX_BPS, Rules
 from service.engine.tables import Table, table_for
-from service.engine.walk import class_tally, suited_flags, walk_chunks
 
 __all__ = [
     "COMMISSION_METHOD",
