@@ -8,15 +8,14 @@ they ignore."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.cli import main
 from service.engine.rules import PROFILES
 from service.http.app import create_app
+from tests.api.test_rounds import gnau_json, gnau_text, post  # the round tests' request and CLI helpers
 from tests.engine.cases import (
     FULL_HOUSE_AMOUNTS,
     FULL_HOUSE_PAIR,
@@ -47,28 +46,6 @@ def api(app: Flask) -> FlaskClient:
 @pytest.fixture(autouse=True)
 def _no_operator_profiles(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PROFILES_FILE", raising=False)
-
-
-def post(api: FlaskClient, path: str, body: dict[str, Any], profile: str) -> Any:
-    response = api.post(f"{path}?profile={profile}", json=body)
-    assert response.status_code == 200, response.get_data(as_text=True)
-    return response.get_json()
-
-
-def gnau_json(capsys: pytest.CaptureFixture[str], *args: str) -> Any:
-    capsys.readouterr()
-    status = main([*args, "--json"])
-    out, err = capsys.readouterr()
-    assert (status, err) == (0, ""), err
-    return json.loads(out)
-
-
-def gnau_text(capsys: pytest.CaptureFixture[str], *args: str) -> str:
-    capsys.readouterr()
-    status = main(list(args))
-    out, err = capsys.readouterr()
-    assert (status, err) == (0, ""), err
-    return out
 
 
 @pytest.mark.parametrize(("cards", "label", "without"), RUN_OX_ROWS, ids=[row[0] for row in RUN_OX_ROWS])
