@@ -13,7 +13,7 @@ from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from service.engine.cards import MAX_DECKS, read_hand
+from service.engine.cards import CARD_TEXTS, MAX_DECKS, SUITLESS_BASE, read_hand
 from service.engine.deal import (
     MAX_CLIENT_SEED_CODE_POINTS,
     MAX_NONCE,
@@ -92,6 +92,10 @@ class DealtHandsField(fields.Field[Any]):
                 hands.append(None)
                 continue
             codes, problems = read_hand(item)
+            for k, code in enumerate(codes):  # dealt cards have suits (RULES.md 1.1: not deals)
+                if code is not None and code >= SUITLESS_BASE:
+                    problems[k] = (f"{CARD_TEXTS[code]} is written without a suit: a dealt card has one "
+                                   f"(write it as dealt, e.g. {CARD_TEXTS[code]}H)")
             if problems:
                 errors[i] = {"_self" if k is None else k: [message] for k, message in problems.items()}
             hands.append(codes)

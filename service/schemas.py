@@ -20,6 +20,7 @@ from service.engine.caps import MAX_BALANCE
 from service.engine.cards import (
     HAND_SIZE,
     MAX_DECKS,
+    SUITLESS_BASE,
     count_excess,
     duplicate_message,
     read_cards,
@@ -290,7 +291,8 @@ class EvaluationRequestSchema(ScoringRequestSchema):
         """marshmallow's ``load``, with the fast path for a bare hand of known cards."""
         if not args and not kwargs and type(data) is dict and len(data) == 1:
             codes, problems = read_hand(data.get("hand"))
-            if not problems and len(set(codes)) == HAND_SIZE:  # five cards, none repeated
+            # Five cards, none repeated, all suited (rank-only cards have counts of their own).
+            if not problems and len(set(codes)) == HAND_SIZE and max(codes) < SUITLESS_BASE:  # type: ignore[type-var,operator]  # no None: no problems
                 return {"decks": 1, "rules": None, "hand": codes}
         return super().load(data, *args, **kwargs)
 
