@@ -242,3 +242,28 @@ def test_every_knob_that_may_read_suits_is_in_the_refusal_order() -> None:
     from service.engine.rules import RULE_KNOBS, SUIT_READERS
 
     assert {name for name, knob in RULE_KNOBS.items() if knob.suits} <= set(SUIT_READERS)
+
+
+def _cli_json(capsys: pytest.CaptureFixture[str], *args: str) -> Any:
+    capsys.readouterr()
+    status = main([*args, "--json"])
+    out, err = capsys.readouterr()
+    assert (status, err) == (0, ""), err
+    return json.loads(out)
+
+
+def test_the_cli_takes_rank_only_cards_on_every_command(api: FlaskClient, capsys: pytest.CaptureFixture[str]) -> None:
+    """gnau rank, settle and odds answer rank-only cards as the API does."""
+    ranked = _cli_json(capsys, "rank", "p:10 4 6 A K", "q:10S 9H 8D 4C 4H")
+    _, body = post(api, "/v1/rankings", {"hands": [{"id": "p", "hand": ["10", "4", "6", "A", "K"]},
+                                                     {"id": "q", "hand": ["10S", "9H", "8D", "4C", "4H"]}]})
+    assert ranked == body
+    assert [e["id"] for e in ranked["ranking"]] == ["p", "q"]  # Single-Ox 1 above No Ox
+    settled = _cli_json(capsys, "settle", "--dealer", "10S 9H 8D 4C 4H", "--player", "p:100:10 4 6 A K")
+    _, body = post(api, "/v1/settlements", {"dealer": {"hand": ["10S", "9H", "8D", "4C", "4H"]},
+                                            "players": [{"id": "p", "stake": 100, "hand": ["10", "4", "6", "A", "K"]}]})
+    assert settled == body
+    assert settled["players"][0]["amount"] == 100
+    odds = _cli_json(capsys, "odds", "K", "K", "10", "--dead", "KD K")
+    _, body = post(api, "/v1/odds", {"hand": ["K", "K", "10"], "dead": ["KD", "K"]})
+    assert odds == body
