@@ -121,7 +121,7 @@ class Rules:
         "five_small_max_points limits it).", low=4, high=5, nullable=True)
     bomb_order: BombOrder = choice_field(  # noqa: RUF009 (a dataclasses.field)
         BombOrder, "quad_rank", "How two Bombs compare: by the four's rank, or by the high card of the whole hands.",
-        suits=("high_card",), suit_effect="comparisons", suits_if="bomb")
+        suits=("high_card",), suit_effect="comparisons", suits_if=SPECS[Category.BOMB].knob)
     five_dukes_push: bool = bool_field(True, "Two Five Dukes push whatever the tie rule.", effect="comparisons")
     ngau_tonku: bool = bool_field(True, "The Ngau Tonku category exists.", **_V1)
     double_ox: bool = bool_field(True, "A pair of power cards is a Double-Ox.", **_V1)
@@ -442,8 +442,9 @@ KNOBS: tuple[str, ...] = tuple(RULE_KNOBS)
 #: The knobs that may read suits, in the order RULES.md 1.1 names them (a rank-only card's
 #: refusal names the first that does, :attr:`Rules.suit_reader`); every knob declaring
 #: ``suits`` is here (a test checks), and a name not (yet) a knob is skipped.
-SUIT_READERS: tuple[str, ...] = ("ties", "bomb_order", "full_house_order", "suited_bonus", "flush",
-                                 "straight_flush", "joker_as")
+SUIT_READERS: tuple[str, ...] = tuple(
+    name for name in ("ties", "bomb_order", "full_house_order", "suited_bonus", SPECS[Category.FLUSH].knob,
+                      SPECS[Category.STRAIGHT_FLUSH].knob, "joker_as") if name)
 #: The standard rules as data: a knob after the first release leaves the digest at its default.
 _DEFAULTS: dict[str, Any] = Rules().as_dict()
 #: The standard rules' knob values as held (what a knob at its default equals).
