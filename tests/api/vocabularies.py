@@ -101,6 +101,11 @@ def _cards() -> Block:
             "enum": [*(Card(rank, suit).text for rank in Rank for suit in Suit),
                      *(card.text for card in CARDS if card.suit is None)],
         },
+        "DealtCard": {
+            "type": "string",
+            "description": "A dealt card in canonical notation: dealt cards always have a suit.",
+            "enum": [Card(rank, suit).text for rank in Rank for suit in Suit],
+        },
     }
 
 
