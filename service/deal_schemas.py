@@ -13,7 +13,7 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, validates_schema
 
-from service.engine.cards import read_hand
+from service.engine.cards import CARD_TEXTS, SUITLESS_BASE, read_hand
 from service.members import DEAL, DEAL_INPUTS, VERIFY_DEAL, Member, too_many_hands
 from service.one_pass import plain_deal
 from service.schemas import FieldKinds, RequestSchema, fields_of
@@ -96,6 +96,10 @@ class DealtHandsField(_Declared):
                 hands.append(None)
                 continue
             codes, problems = read_hand(item)
+            for k, code in enumerate(codes):  # dealt cards have suits (RULES.md 1.1: not deals)
+                if code is not None and code >= SUITLESS_BASE:
+                    problems[k] = (f"{CARD_TEXTS[code]} is written without a suit: a dealt card has one "
+                                   f"(write it as dealt, e.g. {CARD_TEXTS[code]}H)")
             if problems:
                 errors[i] = {"_self" if k is None else k: [message] for k, message in problems.items()}
             hands.append(codes)

@@ -29,7 +29,7 @@ from itertools import repeat
 from typing import Any
 
 from service.engine.batch import read_hands
-from service.engine.cards import HAND_SIZE, count_excess, read_hand, seats
+from service.engine.cards import HAND_SIZE, SUITLESS_BASE, count_excess, read_hand, seats
 from service.members import (
     DEAL,
     EVALUATION,
@@ -316,7 +316,8 @@ def plain_evaluation(data: Any) -> dict[str, Any] | None:
     """
     if type(data) is dict and len(data) == 1:
         codes, problems = read_hand(data.get("hand"))
-        if not problems and len(set(codes)) == HAND_SIZE:  # five cards, none repeated
+        # Five cards, none repeated, all suited (rank-only cards have counts of their own: 1.1).
+        if not problems and len(set(codes)) == HAND_SIZE and max(codes) < SUITLESS_BASE:  # type: ignore[type-var,operator]  # no None: no problems
             return {**_EVALUATION_DEFAULTS, "hand": codes}
     return None
 

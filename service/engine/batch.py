@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from service.engine.cards import CARD_CODES, HAND_SIZE, read_hand
+from service.engine.cards import ACE_OF_SPADES, CARD_CODES, HAND_SIZE, SUITLESS_BASE, read_hand
 from service.engine.classes import ByCode, sort_hands
 
 __all__ = ["AT_ONCE_FROM", "Hands", "read_hands"]
@@ -36,8 +36,9 @@ for _ch, _id in _ALPHABET.items():
 
 def _spelling_key(spelling: str) -> int:
     """A spelling's first three characters' numbers, six bits each (the closing quote
-    after two)."""
-    padded = spelling + '"'
+    after two; after one, the closing quote and then a comma or a bracket, both
+    :data:`_OTHER`)."""
+    padded = spelling + '",'
     a, b, c = padded[0], padded[1], padded[2]
     return int(_CHAR_IDS[ord(a)] << 12 | _CHAR_IDS[ord(b)] << 6 | _CHAR_IDS[ord(c)])
 
@@ -102,7 +103,9 @@ def _codes_at_once(values: Sequence[list[object]]) -> bytes | None:
 
     >>> list(_codes_at_once([["AS", "10h", "t♦", "2C", "KD"]]))
     [3, 38, 36, 5, 48]
-    >>> bad = ("KD!", "K", "", "K,D", "KD,", "K;", "KX", 'K"', "K" + chr(92), 1, None, ["KD"])
+    >>> list(_codes_at_once([["a", "10", "t", "K", "kd"]]))   # rank-only cards (RULES.md 1.1)
+    [52, 61, 61, 64, 48]
+    >>> bad = ("KD!", "Z", "", "K,D", "KD,", "K;", "KX", 'K"', "K" + chr(92), 1, None, ["KD"])
     >>> [_codes_at_once([["AS", "10h", "t♦", "2C", token]]) for token in bad]
     [None, None, None, None, None, None, None, None, None, None, None, None]
     >>> _codes_at_once([[["AS", "10h"], "t♦", "2C", 1, "KD"]]) is None  # five strings, not five cards
@@ -201,11 +204,29 @@ class Hands(Sequence[tuple[int, ...]]):
         [0, 2]
         >>> Hands(bytes([3, 3, 9, 14, 19, 0, 1, 2, 3, 4, 5, 5, 5, 6, 7])).repeating(2)
         [2]
+
+        With one deck, a hand holding a rank-only card (RULES.md 1.1) is listed too: its rank
+        and plain-ace counts may bind without a repeated code (``K KS KH KD KC``).
+
+        >>> Hands(bytes([64, 51, 50, 49, 48, 0, 1, 2, 3, 4, 64, 64, 52, 52, 7])).repeating(1)
+        [0]
+        >>> Hands(bytes([52, 52, 52, 0, 7, 52, 52, 52, 3, 7])).repeating(1)  # four plain aces; three and A♠
+        [0]
         """
         if decks >= HAND_SIZE:
             return []
         ordered = self.by_code[0]
-        found: list[int] = np.flatnonzero((ordered[:, decks:] == ordered[:, :-decks]).any(axis=1)).tolist()
+        same = ordered[:, decks:] == ordered[:, :-decks]
+        if int(ordered[:, -1].max(initial=0)) < SUITLESS_BASE:
+            found: list[int] = np.flatnonzero(same.any(axis=1)).tolist()
+            return found
+        # Rank-only cards repeat freely; only suited ones have copies to exceed.
+        hits = (same & (ordered[:, decks:] < SUITLESS_BASE)).any(axis=1)
+        if decks == 1:  # with more decks, 4 x decks and 3 x decks exceed no hand of five
+            ranks = np.where(ordered >= SUITLESS_BASE, ordered - SUITLESS_BASE, ordered >> 2)
+            plain_aces = ((ranks == 0) & (ordered != ACE_OF_SPADES)).sum(axis=1)
+            hits |= (ranks == ranks[:, :1]).all(axis=1) | (plain_aces > 3)
+        found = np.flatnonzero(hits).tolist()
         return found
 
 

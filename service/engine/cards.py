@@ -11,6 +11,13 @@ engine every card is also a small integer, its :attr:`Card.code`::
 so sorting codes sorts by rank (ace low) and then by suit, and a higher code is a higher
 card in the ``high_card`` tie rule. ``CARDS[code]`` is the one :class:`Card` of a code.
 
+A **rank-only** card (RULES.md 1.1: ``A``, ``2`` ... ``10``, ``J``, ``Q``, ``K``, written
+without a suit) has a code of its own after the 52, :data:`SUITLESS_BASE` ``+ rank.order - 1``
+(52 for ``A`` .. 64 for ``K``), so answers echo it as written (:data:`CARD_TEXTS`), and a
+suited **stand-in** (:data:`STAND_IN`: its rank in diamonds, ``A`` the ace of diamonds, an ace
+that is not the ace of spades) for everything that evaluates: where suitless input is
+accepted no rule reads suits, so the stand-in scores exactly as the card would.
+
 Every accepted spelling is turned into a card code at the edge by one reader,
 :func:`read_cards` (with :func:`read_hand` for the shape of a hand, and
 :func:`service.engine.batch.read_hands` for a batch), and every repeat check is one
@@ -40,12 +47,17 @@ from operator import eq
 from service.engine.text import echo
 
 __all__ = [
+    "ACE_OF_SPADES",
     "CARDS",
     "CARD_CODES",
     "CARD_TEXTS",
+    "CODES",
     "DECK_SIZE",
     "HAND_SIZE",
     "MAX_DECKS",
+    "SORT_KEY",
+    "STAND_IN",
+    "SUITLESS_BASE",
     "Card",
     "CardError",
     "HandError",
@@ -54,11 +66,13 @@ __all__ = [
     "accepted_spellings",
     "count_excess",
     "duplicate_message",
+    "is_suitless",
     "parse_card",
     "parse_hand",
     "read_cards",
     "read_hand",
     "seats",
+    "with_suits",
 ]
 
 #: Cards in a hand.
@@ -67,6 +81,12 @@ HAND_SIZE = 5
 DECK_SIZE = 52
 #: The most decks a request may play with (RULES.md section 1: ``decks`` 1..8).
 MAX_DECKS = 8
+#: The ace of spades' code (the only suit Gnau reads, RULES.md 1.1).
+ACE_OF_SPADES = 3
+#: The code of the rank-only ``A`` (RULES.md 1.1); ``K`` is this plus 12.
+SUITLESS_BASE = DECK_SIZE
+#: Every card code: the 52 suited cards, then the 13 rank-only ones.
+CODES = DECK_SIZE + 13
 
 
 class Rank(Enum):
@@ -129,21 +149,28 @@ class Card:
     """One playing card.
 
     :param rank: the card's rank.
-    :param suit: the card's suit.
+    :param suit: the card's suit; ``None`` for a rank-only card (RULES.md 1.1), whose ace
+        is not the ace of spades.
 
     >>> c = Card(Rank.ACE, Suit.SPADES)
     >>> str(c), c.code
     ('AS', 3)
+    >>> str(Card(Rank.KING, None)), Card(Rank.KING, None).code
+    ('K', 64)
     """
 
     rank: Rank
-    suit: Suit
-    #: The card's integer code, 0 (A♦) to 51 (K♠); see the module docstring.
+    suit: Suit | None
+    #: The card's integer code, 0 (A♦) to 51 (K♠), 52 (``A``) to 64 (``K``); see the module docstring.
     code: int = field(init=False, repr=False, compare=False)
-    #: The canonical notation, e.g. ``'10H'``.
+    #: The canonical notation, e.g. ``'10H'``, or ``'10'`` without a suit.
     text: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if self.suit is None:
+            object.__setattr__(self, "code", SUITLESS_BASE + self.rank.order - 1)
+            object.__setattr__(self, "text", self.rank.value)
+            return
         object.__setattr__(self, "code", (self.rank.order - 1) * 4 + self.suit.order)
         object.__setattr__(self, "text", self.rank.value + self.suit.value)
 
@@ -157,13 +184,33 @@ def _build_cards() -> tuple[Card, ...]:
         for suit in Suit:
             card = Card(rank, suit)
             by_code[card.code] = card
-    return tuple(by_code[code] for code in range(DECK_SIZE))
+        card = Card(rank, None)
+        by_code[card.code] = card
+    return tuple(by_code[code] for code in range(CODES))
 
 
-#: The 52 cards, indexed by code.
+#: The 52 suited cards and the 13 rank-only ones (RULES.md 1.1), indexed by code.
 CARDS: tuple[Card, ...] = _build_cards()
 #: Each card's canonical text (:attr:`Card.text`), indexed by code: how answers write cards.
 CARD_TEXTS: tuple[str, ...] = tuple(card.text for card in CARDS)
+#: Each code's suited stand-in for evaluation: itself for a suited card; for a rank-only
+#: card its rank in diamonds (``A``: the ace of diamonds, not the ace of spades).
+STAND_IN: tuple[int, ...] = tuple(code if code < DECK_SIZE else (code - SUITLESS_BASE) * 4 for code in range(CODES))
+
+#: Each code's place in a hand sorted by rank (ace low, the ace of spades above the other
+#: aces): ``2 × STAND_IN[code]``, plus 1 for a rank-only card, so that it sorts beside its
+#: stand-in, never level with a suited card: the formation reported never depends on the
+#: order the cards were written in.
+SORT_KEY: tuple[int, ...] = tuple(2 * STAND_IN[code] + (code >= SUITLESS_BASE) for code in range(CODES))
+
+
+def is_suitless(code: int) -> bool:
+    """Whether a card code is a rank-only card (RULES.md 1.1).
+
+    >>> is_suitless(CARD_CODES["k"]), is_suitless(CARD_CODES["KS"])
+    (True, False)
+    """
+    return code >= SUITLESS_BASE
 
 _RANK_SPELLINGS: dict[Rank, tuple[str, ...]] = {
     rank: (rank.value,) for rank in Rank
@@ -173,12 +220,17 @@ _SUIT_SPELLINGS: dict[Suit, tuple[str, ...]] = {suit: (suit.value, suit.symbol) 
 
 def _build_spellings() -> dict[str, int]:
     table: dict[str, int] = {}
-    for card in CARDS:
+    for card in CARDS[:DECK_SIZE]:
+        assert card.suit is not None
         for rank_text in _RANK_SPELLINGS[card.rank]:
             for suit_text in _SUIT_SPELLINGS[card.suit]:
                 for r in {rank_text, rank_text.lower()}:
                     for s in {suit_text, suit_text.lower()}:
                         table[r + s] = card.code
+    for rank in Rank:  # rank-only tokens (RULES.md 1.1)
+        code = SUITLESS_BASE + rank.order - 1
+        for rank_text in _RANK_SPELLINGS[rank]:
+            table[rank_text] = table[rank_text.lower()] = code
     return table
 
 
@@ -187,10 +239,10 @@ CARD_CODES: dict[str, int] = _build_spellings()
 
 
 def accepted_spellings() -> list[str]:
-    """Every string :func:`parse_card` accepts, sorted (240 of them).
+    """Every string :func:`parse_card` accepts, sorted (240 suited, 20 rank-only).
 
-    >>> len(accepted_spellings()), "t♦" in accepted_spellings(), " AS" in accepted_spellings()
-    (240, True, False)
+    >>> len(accepted_spellings()), "t♦" in accepted_spellings(), " AS" in accepted_spellings(), "t" in accepted_spellings()
+    (260, True, False, True)
     """
     return sorted(CARD_CODES)
 
@@ -237,9 +289,10 @@ def _problem(token: object) -> str:
 
 
 def parse_card(token: object) -> Card:
-    """Turn one card token into a canonical :class:`Card` (RULES.md section 1).
+    """Turn one card token into a canonical :class:`Card` (RULES.md section 1; a rank-only
+    token, section 1.1, is a card without a suit).
 
-    :param token: a string such as ``'AS'``, ``'10h'``, ``'Td'``, ``'0H'``, ``'A♠'``.
+    :param token: a string such as ``'AS'``, ``'10h'``, ``'Td'``, ``'0H'``, ``'A♠'``, ``'t'``.
     :return: the card.
     :raises CardError: the token is not a string or not a card in any accepted notation.
 
@@ -325,8 +378,12 @@ def seats(decks: int, dead: int = 0) -> int:
 
 def count_excess(hands: Sequence[Sequence[int | None]], decks: int, *,
                  shared: bool = True) -> list[tuple[int, int, int]]:
-    """Find cards used more often than ``decks`` copies allow: the one repeat counter
-    (RULES.md section 1).
+    """Find cards beyond what ``decks`` decks hold: the one repeat counter (RULES.md
+    sections 1 and 1.1).
+
+    Each suited card at most ``decks`` times; with rank-only cards (1.1) also at most
+    ``4 × decks`` cards of a rank and ``3 × decks`` aces other than the ace of spades (``A``,
+    ``AH``, ``AD``, ``AC`` together). Without a rank-only card the last two never bind.
 
     :param hands: hands (or other card lists, e.g. dead cards) of codes, ``None`` where a
         card was bad (skipped); :class:`~service.engine.batch.Hands` (a batch read in one
@@ -334,8 +391,10 @@ def count_excess(hands: Sequence[Sequence[int | None]], decks: int, *,
     :param decks: how many decks are in play, 1..8.
     :param shared: count across all the lists (a table, a hand and its dead cards);
         ``False`` counts within each on its own (a batch of hands).
-    :return: ``(hand_index, card_index, code)`` for every occurrence beyond the
-        ``decks``-th of the same card, in reading order; empty when all is valid.
+    :return: ``(hand_index, card_index, code)`` for every card that exceeds a count, in
+        reading order; ``code`` is the card itself where its own copies are exceeded, else
+        the rank-only code of its rank (:func:`duplicate_message` words either). Empty
+        when all is valid.
 
     >>> count_excess([[0, 1, 2, 3, 4], [5, 0, 6, 7, 8]], decks=1)
     [(1, 1, 0)]
@@ -343,40 +402,110 @@ def count_excess(hands: Sequence[Sequence[int | None]], decks: int, *,
     []
     >>> count_excess([[0, 1, 0, None, 0], [5, 5]], decks=1, shared=False)
     [(0, 2, 0), (0, 4, 0), (1, 1, 5)]
+    >>> k, a = CARD_CODES["K"], CARD_CODES["A"]
+    >>> count_excess([[k, k, k, k, k], [a, a, a, a, 5]], decks=1, shared=False)
+    [(0, 4, 64), (1, 3, 52)]
     """
     if shared:  # the common case first: no card beyond its copies at all
         flat = list(chain.from_iterable(hands))
-        if None not in flat:
+        if None not in flat and flat:
             # Sorted, a card held more than ``decks`` times is a run reaching ``decks`` places on.
             ordered = sorted(flat)  # type: ignore[type-var]  # no None in it
-            if not any(map(eq, ordered, ordered[decks:])):
+            if ordered[-1] < SUITLESS_BASE and not any(map(eq, ordered, ordered[decks:])):  # type: ignore[operator]
                 return []
     which: Iterable[int] = range(len(hands))
     if not shared:
         repeating = getattr(hands, "repeating", None)  # engine.batch.Hands: found with numpy
-        which = repeating(decks) if repeating else [h for h, hand in enumerate(hands) if len(set(hand)) < len(hand)]
+        which = repeating(decks) if repeating else [
+            h for h, hand in enumerate(hands)
+            if len(set(hand)) < len(hand) or any(c is not None and c >= SUITLESS_BASE for c in hand)]
     excess: list[tuple[int, int, int]] = []
-    seen = [0] * DECK_SIZE
+    seen = [0] * CODES
     for h in which:
         if not shared:
-            seen = [0] * DECK_SIZE
+            seen = [0] * CODES
         for i, code in enumerate(hands[h]):
             if code is not None:
-                seen[code] += 1
-                if seen[code] > decks:
-                    excess.append((h, i, code))
+                over = _count(seen, code, decks)
+                if over is not None:
+                    excess.append((h, i, over))
     return excess
 
 
+#: ``seen`` slots of :func:`_count` beyond the codes: cards per rank, then aces other than A♠.
+_RANK_SLOT = CODES
+_PLAIN_ACES = CODES + 13
+
+
+def _count(seen: list[int], code: int, decks: int) -> int | None:
+    """Count one card into ``seen`` (per code, per rank, plain aces: grown as needed); the
+    code whose count it exceeds (:func:`count_excess`), or ``None``."""
+    if len(seen) == CODES:
+        seen.extend([0] * 14)
+    seen[code] += 1
+    if code < SUITLESS_BASE and seen[code] > decks:
+        return code
+    rank = code - SUITLESS_BASE if code >= SUITLESS_BASE else code >> 2
+    seen[_RANK_SLOT + rank] += 1
+    if seen[_RANK_SLOT + rank] > 4 * decks:
+        return SUITLESS_BASE + rank
+    if rank == 0 and code != ACE_OF_SPADES:
+        seen[_PLAIN_ACES] += 1
+        if seen[_PLAIN_ACES] > 3 * decks:
+            return SUITLESS_BASE
+    return None
+
+
+
 def duplicate_message(code: int, decks: int) -> str:
-    """The message for a card used more often than ``decks`` allows.
+    """The message for a card beyond what ``decks`` decks hold (a code from
+    :func:`count_excess`).
 
     >>> duplicate_message(3, 2)
     'AS appears more than twice (2 decks in play)'
+    >>> duplicate_message(CARD_CODES["K"], 1), duplicate_message(CARD_CODES["A"], 2)
+    ('more than 4 Ks (1 deck in play)', 'more than 6 aces other than the ace of spades (2 decks in play)')
     """
-    times = {1: "once", 2: "twice"}.get(decks, f"{decks} times")
     plural = "deck" if decks == 1 else "decks"
+    if code == SUITLESS_BASE:
+        return f"more than {3 * decks} aces other than the ace of spades ({decks} {plural} in play)"
+    if code > SUITLESS_BASE:
+        return f"more than {4 * decks} {CARD_TEXTS[code]}s ({decks} {plural} in play)"
+    times = {1: "once", 2: "twice"}.get(decks, f"{decks} times")
     return f"{CARDS[code]} appears more than {times} ({decks} {plural} in play)"
+
+
+def with_suits(lists: Sequence[Sequence[int]], decks: int) -> list[list[int]]:
+    """The card lists with every rank-only card (RULES.md 1.1) given a suit no copy of
+    which is used up yet (diamonds, clubs, hearts, then spades; an ``A`` never the ace of
+    spades), counting across all the lists: the deck the cards leave is then exact where no
+    rule reads suits (an analysis that removes known cards from the deck).
+
+    :param lists: card lists of codes, within :func:`count_excess`'s counts (shared).
+    :param decks: decks in play.
+    :return: the same lists, suited.
+
+    >>> k, a = CARD_CODES["K"], CARD_CODES["A"]
+    >>> [[CARD_TEXTS[c] for c in cards] for cards in with_suits([[k, 48, k], [a]], 1)]
+    [['KC', 'KD', 'KH'], ['AD']]
+    """
+    used = [0] * DECK_SIZE
+    for cards in lists:
+        for code in cards:
+            if code < SUITLESS_BASE:
+                used[code] += 1
+    out: list[list[int]] = []
+    for cards in lists:
+        suited: list[int] = []
+        for code in cards:
+            if code >= SUITLESS_BASE:
+                first = (code - SUITLESS_BASE) * 4
+                suits = range(3) if code == SUITLESS_BASE else range(4)  # D C H (S), by suit order
+                code = next((first + s for s in suits if used[first + s] < decks), first)
+                used[code] += 1
+            suited.append(code)
+        out.append(suited)
+    return out
 
 
 def parse_hand(tokens: Iterable[object], decks: int = 1) -> tuple[Card, ...]:

@@ -83,6 +83,10 @@ class Knob:
     :param suits: the knob's values under which results depend on suits, not on ranks
         alone: the analyses then visit card multisets (the card-multiset walk) for that
         effect instead of summing over rank classes.
+    :param suits_if: the knob that must be on (true, or above 0) for the values in
+        ``suits`` to read suits at all (``bomb_order: high_card`` orders nothing without
+        ``bomb``): what decides whether rank-only cards are accepted (RULES.md 1.1,
+        :attr:`~service.engine.rules.Rules.suit_reader`).
     :param suit_effect: what depends on suits under those values, when it is not the
         knob's own effect (``bomb_order: high_card`` changes the Bombs' scores, a ``hands``
         effect, and orders them by their suits too, a ``comparisons`` effect).
@@ -108,6 +112,7 @@ class Knob:
     effect: Effect = "hands"
     suits: tuple[Any, ...] = ()
     suit_effect: Effect | None = None
+    suits_if: str | None = None
     analysed: bool = True
     listed_at_default: bool = True
 

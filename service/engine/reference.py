@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations, product
 
-from service.engine.cards import Card, Rank, Suit
+from service.engine.cards import SORT_KEY, Card, Rank, Suit
 from service.engine.categories import SPECS, Category
 from service.engine.hand import (
     Evaluation,
@@ -300,7 +300,7 @@ def evaluate_reference(hand: Sequence[Card], rules: Rules) -> Evaluation:
     >>> evaluate_reference(parse_hand("AS AH 2D 2C 4H".split()), r).ox is None
     True
     """
-    order = sorted(range(len(hand)), key=lambda i: hand[i].code)
+    order = sorted(range(len(hand)), key=lambda i: SORT_KEY[hand[i].code])  # by code; rank-only cards by rank
     cards = [hand[i] for i in order]
     best = best_candidates(cards, rules)
     chosen = next((c for c in best if _is_suited(cards, c, rules)), best[0])

@@ -50,6 +50,7 @@ __all__ = [
     "PAYOUT_KEYS",
     "PROFILES",
     "RULE_KNOBS",
+    "SUIT_READERS",
     "Profile",
     "Rules",
     "RulesError",
@@ -123,7 +124,7 @@ class Rules:
         "five_small_max_points limits it).", low=4, high=5, nullable=True)
     bomb_order: BombOrder = choice_field(  # noqa: RUF009 (a dataclasses.field)
         BombOrder, "quad_rank", "How two Bombs compare: by the four's rank, or by the high card of the whole hands.",
-        suits=("high_card",), suit_effect="comparisons")
+        suits=("high_card",), suit_effect="comparisons", suits_if=SPECS[Category.BOMB].knob)
     five_dukes_push: bool = bool_field(True, "Two Five Dukes push whatever the tie rule.", effect="comparisons")
     ngau_tonku: bool = bool_field(True, "The Ngau Tonku category exists.", **_V1)
     double_ox: bool = bool_field(True, "A pair of power cards is a Double-Ox.", **_V1)
@@ -182,7 +183,8 @@ class Rules:
     full_house_order: FullHouseOrder = choice_field(  # noqa: RUF009 (a dataclasses.field)
         FullHouseOrder, "trips_rank", "How two Full Houses compare: by the three's rank, or by the hand's "
         "highest card (aces low, then its suit).",
-        suits=("high_card",), suit_effect="comparisons", listed_at_default=False)
+        suits=("high_card",), suit_effect="comparisons", suits_if=SPECS[Category.FULL_HOUSE].knob,
+        listed_at_default=False)
     run_ox: bool = bool_field(False, "Three cards of consecutive ranks (A-2-3 to J-Q-K, and Q-K-A) form an ox.",
                               listed_at_default=False)
     min_commission: int = knob_field(
@@ -221,6 +223,25 @@ class Rules:
         """
         return frozenset(knob.suit_effect or knob.effect for name, knob in RULE_KNOBS.items()
                          if getattr(self, name) in knob.suits)
+
+    @cached_property
+    def suit_reader(self) -> str | None:
+        """The first knob in force that reads suits, in RULES.md 1.1's order
+        (:data:`SUIT_READERS`), or ``None``: then rank-only cards are accepted. A knob reads
+        suits while its value is one of its declaration's ``suits`` and the knob its
+        ``suits_if`` names, if any, is on.
+
+        >>> PROFILES["standard"].rules.suit_reader, PROFILES["niu-niu"].rules.suit_reader
+        (None, 'ties')
+        >>> PROFILES["liberal"].rules.suit_reader, apply_overrides(Rules(), {"bomb_order": "high_card"}).suit_reader
+        ('suited_bonus', None)
+        """
+        for name in SUIT_READERS:
+            knob = RULE_KNOBS.get(name)
+            if knob is not None and getattr(self, name) in knob.suits and (
+                    knob.suits_if is None or getattr(self, knob.suits_if)):
+                return name
+        return None
 
     @cached_property
     def pushing(self) -> frozenset[str]:
@@ -447,6 +468,12 @@ class Rules:
 RULE_KNOBS: Mapping[str, Knob] = declared_knobs(Rules)
 #: The knobs' names, in order.
 KNOBS: tuple[str, ...] = tuple(RULE_KNOBS)
+#: The knobs that may read suits, in the order RULES.md 1.1 names them (a rank-only card's
+#: refusal names the first that does, :attr:`Rules.suit_reader`); every knob declaring
+#: ``suits`` is here (a test checks), and a name not (yet) a knob is skipped.
+SUIT_READERS: tuple[str, ...] = tuple(
+    name for name in ("ties", "bomb_order", "full_house_order", "suited_bonus", SPECS[Category.FLUSH].knob,
+                      SPECS[Category.STRAIGHT_FLUSH].knob, "joker_as") if name)
 #: The standard rules as data: a knob after the first release leaves the digest at its default.
 _DEFAULTS: dict[str, Any] = Rules().as_dict()
 #: The standard rules' knob values as held (what a knob at its default equals).

@@ -55,7 +55,7 @@ import numpy as np
 import numpy.typing as npt
 
 from service.engine.cache import CACHE, BoundedCache
-from service.engine.cards import CARDS, HAND_SIZE, Card
+from service.engine.cards import CARDS, HAND_SIZE, SORT_KEY, STAND_IN, SUITLESS_BASE, Card
 from service.engine.categories import CATEGORIES, LABELS, LANGUAGES, SPECS, Category
 from service.engine.classes import (
     CLASS_OF_WEIGHT,
@@ -425,6 +425,10 @@ def _order_lookup() -> npt.NDArray[np.intp]:
 
 
 _ORDER_BY_DIGITS = _order_lookup()
+#: :data:`~service.engine.cards.STAND_IN` as an array: each code's suited stand-in.
+_STAND_IN = np.array(STAND_IN, dtype=np.uint8)
+#: :data:`~service.engine.cards.SORT_KEY` as an array.
+_SORT_KEY = np.array(SORT_KEY, dtype=np.uint8)
 
 
 @dataclass(frozen=True)
@@ -515,7 +519,10 @@ def resolve(hands: Sequence[Sequence[int]], table: Table, *, by_code: ByCode | N
     """Resolve hands of card codes against a table: the one place a hand's result is found
     (RULES.md sections 3-5, 7). Missing entries of the table are filled on the way.
 
-    :param hands: hands of five valid card codes each, in input order.
+    :param hands: hands of five valid card codes each, in input order; a rank-only card
+        (RULES.md 1.1) is evaluated as its suited stand-in
+        (:data:`~service.engine.cards.STAND_IN`: the rules accepted it, so none reads
+        suits) and stays itself in the resolution, which answers echo.
     :param table: the table of the rules to evaluate under.
     :param by_code: the hands' codes sorted per row and their input positions
         (:func:`~service.engine.classes.sort_hands`), when the caller has them (a batch
@@ -533,6 +540,9 @@ def resolve(hands: Sequence[Sequence[int]], table: Table, *, by_code: ByCode | N
     n = len(hands)
     if n >= _VECTOR_FROM or by_code is not None:
         codes = np.asarray(hands if array is None else array, dtype=np.uint8).reshape(n, HAND_SIZE)
+        if n and int(codes.max()) >= SUITLESS_BASE:  # rank-only cards: their stand-ins evaluate
+            keys, ordered = sort_hands(_SORT_KEY[codes])
+            codes, by_code = _STAND_IN[codes], ((keys >> 1).astype(np.uint8), ordered)
         rows, ordered = sort_hands(codes) if by_code is None else by_code
         found = class_indexes(rows, presorted=True).astype(np.intp)
         if table.suited:
@@ -543,12 +553,16 @@ def resolve(hands: Sequence[Sequence[int]], table: Table, *, by_code: ByCode | N
     classes: list[int] = []
     orders: list[int] = []
     for h in hands:
+        key = h.__getitem__
+        if max(h) >= SUITLESS_BASE:  # rank-only cards (RULES.md 1.1): their stand-ins evaluate
+            key = [SORT_KEY[x] for x in h].__getitem__
+            h = [STAND_IN[x] for x in h]
         a, b, c, d, e = h
         k = of_weight[weight[a] + weight[b] + weight[c] + weight[d] + weight[e]]
         if suited and a & 3 == b & 3 == c & 3 == d & 3 == e & 3:
             k += N_CLASSES
         classes.append(k)
-        orders.append(order_of[tuple(sorted(positions, key=h.__getitem__))])
+        orders.append(order_of[tuple(sorted(positions, key=key))])
     return Resolution(table, hands, classes, orders)
 
 

@@ -22,7 +22,7 @@ from service.engine.analysis.house_edge import HouseEdge, house_edge, house_edge
 from service.engine.analysis.odds import Chances, OddsError, RulesNotComputedError, odds
 from service.engine.analysis.partial import PartialOdds, partial_odds
 from service.engine.bets import BETS, DEFAULT_BET
-from service.engine.cards import CARDS, Card
+from service.engine.cards import CARDS, Card, with_suits
 from service.engine.categories import label_text
 from service.engine.rules import Profile, Rules
 from service.engine.tables import evaluate, resolved
@@ -107,16 +107,19 @@ def odds_answer(rules: Rules, context: dict[str, Any], data: Mapping[str, Any], 
         taken from the dealer's result for the whole round, so the round's expectation is
         not a sum over the players).
     """
-    hand = tuple(CARDS[c] for c in data["hand"])
-    dead = tuple(CARDS[c] for c in data["dead"])
     decks: int = data["decks"]
+    # Rank-only cards (RULES.md 1.1) leave the deck as suited ones would: each takes a free suit.
+    suited_hand, suited_dead = with_suits([data["hand"], data["dead"]], decks)
+    hand = tuple(CARDS[c] for c in suited_hand)
+    dead = tuple(CARDS[c] for c in suited_dead)
+    written = tuple(CARDS[c] for c in data["hand"])
     if len(hand) < 5 or data["role"] != "player":
         if data["role"] == "dealer" and rules.dealer_commission_bps:
             raise InvalidRequestError([{"pointer": "/role", "detail": (
                 "dealer odds are not computed under a dealer commission (dealer_commission_bps): it is "
                 "taken from the dealer's result for the whole round, which is not a sum over the players; "
                 "ask as the player, or without a dealer commission")}])
-        return _partial_odds(rules, context, hand, dead, decks, data["role"], data["opponents"] or 1, lang)
+        return _partial_odds(rules, context, hand, dead, decks, data["role"], data["opponents"] or 1, lang, written)
     evaluation = evaluate(hand, rules)
     try:
         result = odds(hand, rules, dead, decks, evaluation)  # the hand evaluated once
@@ -124,7 +127,7 @@ def odds_answer(rules: Rules, context: dict[str, Any], data: Mapping[str, Any], 
         raise InvalidRequestError([{"pointer": "/dead", "detail": str(exc)}]) from None
     cards_left = 52 * decks - 5 - len(dead)
     body = context | {
-        "evaluation": _evaluation(hand, rules, lang),
+        "evaluation": _evaluation(written, rules, lang),
         "decks": decks,
         "cards_left": cards_left,
         "dealer_hands": result.dealer_hands,
@@ -168,8 +171,9 @@ def _outcome(key: str, category: str, score: int, hands: int, completions: int,
 
 
 def _partial_odds(rules: Rules, context: dict[str, Any], hand: Sequence[Card], dead: Sequence[Card], decks: int,
-                  role: str, opponents: int, lang: str) -> dict[str, Any]:
-    """``POST /v1/odds`` with 3 or 4 known cards, or as the dealer (issue 14)."""
+                  role: str, opponents: int, lang: str, written: Sequence[Card]) -> dict[str, Any]:
+    """``POST /v1/odds`` with 3 or 4 known cards, or as the dealer (issue 14); ``written``
+    the known cards as the request wrote them (``hand`` with rank-only cards suited)."""
     try:
         result: PartialOdds = partial_odds(hand, rules, dead, decks, role)
     except OddsError as exc:  # the schema checks the same; kept as a guard
@@ -189,7 +193,7 @@ def _partial_odds(rules: Rules, context: dict[str, Any], hand: Sequence[Card], d
         "worst": outcomes[-1],
     }
     if len(hand) == 5:
-        body["evaluation"] = _evaluation(hand, rules, lang)
+        body["evaluation"] = _evaluation(written, rules, lang)
     if role == "dealer":
         body["opponents"] = opponents
         body["round_expected_net"] = _exact(result.round_net(opponents))

@@ -9,7 +9,7 @@ command line and the API accept, reject and answer exactly alike. Problems are r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -21,6 +21,7 @@ from marshmallow import Schema, ValidationError
 from service.engine.analysis.cost import scoring_cost
 from service.engine.batch import Hands
 from service.engine.bets import DEFAULT_BET
+from service.engine.cards import CARD_TEXTS, SUITLESS_BASE
 from service.engine.compare import ranking_order
 from service.engine.hand import Evaluation
 from service.engine.rules import Profile, Rules, RulesError, apply_overrides
@@ -82,6 +83,7 @@ __all__ = [
     "settle_request",
     "settle_round",
     "settlement_answer",
+    "suitless_problems",
     "table_exposures",
     "unguarded",
     "unknown_parameter",
@@ -165,6 +167,8 @@ def load_body(schema: RequestSchema, body: Any, profile_name: str, profiles: Pro
             # The schema loads only the knobs whose shape is right (RulesOverridesSchema), so
             # these are what it cannot see, e.g. a ranking that repeats a category.
             errors.extend({"pointer": pointer("rules", *path), "detail": msg} for path, msg in exc.problems)
+    if rules is not None and rules.suit_reader is not None:
+        errors.extend(suitless_problems(data, rules))
     if rules is not None:
         errors.extend(_table_problems(schema, body, data, rules, errors))
     if errors or profile is None or rules is None:
@@ -174,6 +178,61 @@ def load_body(schema: RequestSchema, body: Any, profile_name: str, profiles: Pro
         context["rules"] = rules.listed()
         context["max_payout"] = rules.max_payout
     return Scoring(data, profile, rules, context, lang)
+
+
+def _hands_in(data: Mapping[str, Any]) -> Iterator[tuple[tuple[object, ...], Sequence[int | None]]]:
+    """Every card list of a loaded request with its path, in the body's order: ``hand``,
+    ``dead``, ``hands`` (a batch's, or a ranking's entries), the dealer's and each player's
+    hand."""
+    for name in ("hand", "dead"):
+        if isinstance(data.get(name), list):
+            yield (name,), data[name]
+    hands = data.get("hands")
+    entries = hands.codes if isinstance(hands, Entries) else hands
+    if isinstance(entries, Hands) and int(entries.array.max(initial=0)) < SUITLESS_BASE:
+        entries = None  # read in one pass, and not one rank-only card
+    if isinstance(entries, Sequence):
+        ranked = isinstance(hands, Entries)
+        for i, entry in enumerate(entries):
+            if isinstance(entry, Mapping):
+                ranked = True
+                entry = entry.get("hand")
+            if isinstance(entry, Sequence):
+                yield (("hands", i, "hand") if ranked else ("hands", i)), entry
+    dealer = data.get("dealer")
+    if isinstance(dealer, Mapping) and isinstance(dealer.get("hand"), list):
+        yield ("dealer", "hand"), dealer["hand"]
+    for i, player in enumerate(data.get("players") or ()):
+        if isinstance(player, Mapping) and isinstance(player.get("hand"), list):
+            yield ("players", i, "hand"), player["hand"]
+
+
+def suitless_problems(data: Mapping[str, Any], rules: Rules) -> list[ErrorItem]:
+    """The problem of a rank-only card under rules that read suits (RULES.md 1.1): one,
+    naming the first such card of the request and the first knob that reads suits
+    (:attr:`~service.engine.rules.Rules.suit_reader`); none when the rules read no suits
+    or every card has one.
+
+    >>> from service.engine.rules import PROFILES
+    >>> suitless_problems({"hand": [3, 52, 4, 5, 6]}, PROFILES["niu-niu"].rules)
+    [{'pointer': '/hand/1', 'detail': "A is written without a suit, but these rules read suits (ties = high_card): \
+write the card's suit, e.g. AH"}]
+    >>> suitless_problems({"hand": [3, 52, 4, 5, 6]}, PROFILES["standard"].rules)
+    []
+    """
+    knob = rules.suit_reader
+    if knob is None:
+        return []
+    for path, codes in _hands_in(data):
+        for i, code in enumerate(codes):
+            if code is not None and code >= SUITLESS_BASE:
+                value = getattr(rules, knob)
+                shown = "true" if value is True else value
+                rank = CARD_TEXTS[code]
+                return [{"pointer": pointer(*path, i), "detail": (
+                    f"{rank} is written without a suit, but these rules read suits ({knob} = {shown}): "
+                    f"write the card's suit, e.g. {rank}H")}]
+    return []
 
 
 #: The knobs the balance checks read (:func:`~service.operations.rounds.balance_problems`).

@@ -10,6 +10,9 @@ openapi.yaml that a schema cannot express (RULES.md sections 1, 6 and 7):
 
 - a card appears at most ``decks`` times in a hand (across the whole table for settlements,
   across ``hand`` and ``dead`` for odds, where at most ``52 × decks − 10`` cards are dead);
+- a card given by its rank alone (RULES.md 1.1) is accepted only where no knob in force reads
+  suits, and counted per rank: each is replaced by a suited card (tests/api/test_suitless.py
+  covers rank-only cards);
 - odds: ``opponents`` only with ``role: dealer``, and no more than the cards left seat;
 - a table seats at most ``floor(52 × decks / 5) − 1`` players besides the dealer, and the
   sum of the stakes times the largest payout stays within 2^53 − 1;
@@ -80,6 +83,15 @@ def canonical(token: object) -> str | None:
     return rank + suit if rank in _RANKS and suit else None
 
 
+def _rank_only(token: object) -> bool:
+    """Whether a token is a card's rank alone (``'t'``, ``'K'``).
+
+    >>> _rank_only("t"), _rank_only("10"), _rank_only("KS"), _rank_only(10)
+    (True, True, False, False)
+    """
+    return isinstance(token, str) and ("10" if token.upper() in ("T", "0") else token.upper()) in _RANKS
+
+
 def _repair(hands: list[list[Any]], decks: int) -> None:
     """Replace cards used more than ``decks`` times (counted across ``hands``)."""
     seen = dict.fromkeys(_DECK, 0)
@@ -87,8 +99,11 @@ def _repair(hands: list[list[Any]], decks: int) -> None:
         for i, token in enumerate(hand):
             card = canonical(token)
             if card is None:
-                continue
-            if seen[card] >= decks:
+                if not _rank_only(token):
+                    continue
+                card = next(c for c in _DECK if seen[c] < decks)
+                hand[i] = card
+            elif seen[card] >= decks:
                 card = next(c for c in _DECK if seen[c] < decks)
                 hand[i] = card
             seen[card] += 1

@@ -76,16 +76,34 @@ def _listing(words: list[str], last: str = "and") -> str:
 
 def _cards() -> Block:
     spellings = accepted_spellings()  # sorted: upper case, lower case, then symbols
+    by_rank = [s for rank in Rank for s in spellings if CARDS[CARD_CODES[s]].rank is rank]
     return {
         "Card": {
             "type": "string",
-            "description": "A card in any accepted notation (case-insensitive rank then suit; `T` or `0` for ten; "
-                           "suit letters or symbols). Every accepted spelling is listed.",
-            "enum": [s for rank in Rank for s in spellings if CARDS[CARD_CODES[s]].rank is rank],
+            "description": "A card in any accepted notation: case-insensitive rank then suit (`T` or `0` for ten; "
+                           "suit letters or symbols), or the rank alone (`A` an ace that is not the ace of spades, "
+                           "`10`/`T`/`0`, `K`, ...), accepted where no rule in force reads suits (RULES.md 1.1: "
+                           "a rule that reads suits refuses it, naming the card) and counted per rank: at most "
+                           "`4 × decks` cards of a rank and `3 × decks` aces other than the ace of spades. Every "
+                           "accepted spelling is listed.",
+            "enum": by_rank,
+        },
+        "SuitedCard": {
+            "type": "string",
+            "description": "A card with its suit in any accepted notation (case-insensitive rank then suit; `T` or "
+                           "`0` for ten; suit letters or symbols): dealt cards always have a suit.",
+            "enum": [s for s in by_rank if CARDS[CARD_CODES[s]].suit is not None],
         },
         "CanonicalCard": {
             "type": "string",
-            "description": "A card in canonical notation.",
+            "description": "A card in canonical notation; a card given without a suit is echoed as its rank alone "
+                           "(`A`, `10`, `K`).",
+            "enum": [*(Card(rank, suit).text for rank in Rank for suit in Suit),
+                     *(card.text for card in CARDS if card.suit is None)],
+        },
+        "DealtCard": {
+            "type": "string",
+            "description": "A dealt card in canonical notation: dealt cards always have a suit.",
             "enum": [Card(rank, suit).text for rank in Rank for suit in Suit],
         },
     }

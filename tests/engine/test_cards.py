@@ -18,8 +18,8 @@ def test_every_notation_parses_to_canonical(token: str, canonical: str) -> None:
     assert parse_card(token).text == canonical
 
 
-@pytest.mark.parametrize("token", ["", "A", "1S", "11H", "AX", " AS", "AS ", "A S", "10", "♠A", "AS\n",
-                                   "１S", "A♤", "KK", "010H", "1OH"])
+@pytest.mark.parametrize("token", ["", "1", "1S", "11H", "AX", " AS", "AS ", "A S", "11", "♠A", "AS\n",
+                                   "１S", "A♤", "KK", "010H", "1OH", "♠", "S", "X", " K", "K "])
 def test_anything_else_is_rejected(token: str) -> None:
     with pytest.raises(CardError, match="is not a card"):
         parse_card(token)
@@ -31,10 +31,21 @@ def test_non_strings_are_rejected() -> None:
             parse_card(token)
 
 
+@pytest.mark.parametrize(("token", "canonical"), [
+    ("A", "A"), ("a", "A"), ("2", "2"), ("9", "9"), ("10", "10"), ("T", "10"), ("t", "10"), ("0", "10"),
+    ("J", "J"), ("j", "J"), ("q", "Q"), ("K", "K"), ("k", "K"),
+])
+def test_rank_only_tokens_are_cards_without_a_suit(token: str, canonical: str) -> None:
+    """RULES.md 1.1: a rank alone, case-insensitive, ten as 10/T/0; echoed in canonical case."""
+    card = parse_card(token)
+    assert (card.text, card.suit) == (canonical, None)
+    assert card.rank.value == canonical
+
+
 def test_codes_and_canonical_text() -> None:
-    assert [c.code for c in CARDS] == list(range(52))
-    assert len({c.text for c in CARDS}) == 52
-    assert len(accepted_spellings()) == 240
+    assert [c.code for c in CARDS] == list(range(65))
+    assert len({c.text for c in CARDS}) == 65
+    assert len(accepted_spellings()) == 240 + 20  # 13 ranks, 7 with a lower-case form, ten also T t 0
     assert {parse_card(s).text for s in accepted_spellings()} == {c.text for c in CARDS}
 
 
@@ -224,5 +235,5 @@ def test_deck_constants() -> None:
     from service.engine.cards import DECK_SIZE, HAND_SIZE, MAX_DECKS
 
     assert HAND_SIZE == 5
-    assert len(CARDS) == DECK_SIZE
+    assert len(CARDS) == DECK_SIZE + 13  # and the 13 rank-only cards (RULES.md 1.1)
     assert MAX_DECKS == 8

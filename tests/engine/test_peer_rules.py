@@ -132,6 +132,7 @@ _RANK_NUMBER = {"A": 14, "J": 11, "Q": 12, "K": 13} | {str(n): n for n in range(
 
 def _phz(card: Card) -> int:
     """A card as phz codes it (``zhipai/niuniu.py``): suit * 100 + rank, the ace 14."""
+    assert card.suit is not None, "phz codes suited cards only"
     return _SUIT_NUMBER[card.suit.value] * 100 + _RANK_NUMBER[card.rank.value]
 
 
