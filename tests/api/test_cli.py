@@ -13,12 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from flask import Flask
 from flask.testing import FlaskClient
 
 from bench.harness import ROOT, free_port, stop
-from service.cli import main
-from service.http.app import create_app
+from tests.api.helpers import gnau, gnau_json, post
 from tests.engine.cases import (
     COMMISSION_ROUNDS,
     NIU_NIU_ROWS,
@@ -32,78 +30,43 @@ from tests.engine.cases import (
 GNAU = Path(sys.executable).with_name("gnau")
 
 
-@pytest.fixture(scope="module")
-def app() -> Flask:
-    return create_app({"TESTING": True, "PROFILES_FILE": None})
-
-
-@pytest.fixture
-def api(app: Flask) -> FlaskClient:
-    return app.test_client()
-
-
-@pytest.fixture(autouse=True)
-def _no_operator_profiles(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("PROFILES_FILE", raising=False)
-
-
-def gnau(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    """Run ``gnau ARGS`` in this process: exit status, stdout, stderr."""
-    capsys.readouterr()
-    status = main(list(args))
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
-def gnau_json(capsys: pytest.CaptureFixture[str], *args: str) -> Any:
-    status, out, err = gnau(capsys, *args, "--json")
-    assert (status, err) == (0, ""), err
-    return json.loads(out)
-
-
-def post(api: FlaskClient, path: str, body: dict[str, Any], profile: str = "standard") -> Any:
-    response = api.post(f"{path}?profile={profile}", json=body)
-    assert response.status_code == 200, response.get_data(as_text=True)
-    return response.get_json()
-
-
 @pytest.mark.parametrize(("cards", "label", "nenku", "overrides", "other"), STANDARD_ROWS,
                          ids=[row[0] for row in STANDARD_ROWS])
 def test_evaluate_agrees_with_the_api_on_every_standard_row(
-        capsys: pytest.CaptureFixture[str], api: FlaskClient, cards: str, label: str, nenku: bool,
+        capsys: pytest.CaptureFixture[str], client: FlaskClient, cards: str, label: str, nenku: bool,
         overrides: dict[str, Any] | None, other: str | None) -> None:
     body = gnau_json(capsys, "evaluate", *hand(cards))
-    assert body == post(api, "/v1/evaluations", {"hand": hand(cards)})
+    assert body == post(client, "/v1/evaluations", {"hand": hand(cards)})
     assert (body["label"], body["nenku"]) == (label, nenku)
     status, text, _ = gnau(capsys, "evaluate", cards)  # one argument works too
     assert status == 0
     assert text.startswith(f"{' '.join(hand(cards))}: {label}{' [Nenku]' if nenku else ''}, pays ")
     if overrides is not None:
         varied = gnau_json(capsys, "evaluate", *hand(cards), "--rules", json.dumps(overrides))
-        assert varied == post(api, "/v1/evaluations", {"hand": hand(cards), "rules": overrides})
+        assert varied == post(client, "/v1/evaluations", {"hand": hand(cards), "rules": overrides})
         assert varied["label"] == other
 
 
 @pytest.mark.parametrize(("cards", "niu_niu", "standard"), NIU_NIU_ROWS, ids=[row[0] for row in NIU_NIU_ROWS])
 def test_evaluate_agrees_with_the_api_on_every_niu_niu_row(
-        capsys: pytest.CaptureFixture[str], api: FlaskClient, cards: str, niu_niu: str, standard: str) -> None:
+        capsys: pytest.CaptureFixture[str], client: FlaskClient, cards: str, niu_niu: str, standard: str) -> None:
     for profile, label in (("niu-niu", niu_niu), ("standard", standard)):
         body = gnau_json(capsys, "evaluate", *hand(cards), "--profile", profile)
-        assert body == post(api, "/v1/evaluations", {"hand": hand(cards)}, profile)
+        assert body == post(client, "/v1/evaluations", {"hand": hand(cards)}, profile)
         assert (body["profile"], body["label"]) == (profile, label)
 
 
 @pytest.mark.parametrize(("cards", "label", "key", "chinese", "payout", "niu_label", "niu_payout"), SHAPE_ROWS,
                          ids=[row[0] for row in SHAPE_ROWS])
 def test_evaluate_agrees_with_the_api_on_every_poker_shape_row(
-        capsys: pytest.CaptureFixture[str], api: FlaskClient, cards: str, label: str, key: str, chinese: str,
+        capsys: pytest.CaptureFixture[str], client: FlaskClient, cards: str, label: str, key: str, chinese: str,
         payout: int, niu_label: str, niu_payout: int) -> None:
     """RULES.md 8's poker-shaped rows through gnau, the zh-Hans column with --lang."""
     body = gnau_json(capsys, "evaluate", *hand(cards), "--profile", "niu-niu-plus")
-    assert body == post(api, "/v1/evaluations", {"hand": hand(cards)}, "niu-niu-plus")
+    assert body == post(client, "/v1/evaluations", {"hand": hand(cards)}, "niu-niu-plus")
     assert (body["label"], body["label_key"], body["payout"]) == (label, key, payout)
     chinese_body = gnau_json(capsys, "evaluate", *hand(cards), "--profile", "niu-niu-plus", "--lang", "zh-Hans")
-    assert chinese_body == api.post("/v1/evaluations?profile=niu-niu-plus&lang=zh-Hans",
+    assert chinese_body == client.post("/v1/evaluations?profile=niu-niu-plus&lang=zh-Hans",
                                     json={"hand": hand(cards)}).get_json()
     assert (chinese_body["label"], chinese_body["label_key"]) == (chinese, key)
     status, text, _ = gnau(capsys, "evaluate", cards, "--profile", "niu-niu-plus", "--lang", "zh-Hans")
@@ -118,11 +81,11 @@ def test_evaluate_agrees_with_the_api_on_every_poker_shape_row(
 @pytest.mark.parametrize(("profile", "overrides", "cards", "label", "key", "chinese", "payout"), OVERRIDE_ROWS,
                          ids=[f"{row[0]}-{row[2]}" for row in OVERRIDE_ROWS])
 def test_evaluate_agrees_with_the_api_on_the_override_and_bull_bull_rows(
-        capsys: pytest.CaptureFixture[str], api: FlaskClient, profile: str, overrides: dict[str, Any], cards: str,
+        capsys: pytest.CaptureFixture[str], client: FlaskClient, profile: str, overrides: dict[str, Any], cards: str,
         label: str, key: str, chinese: str | None, payout: int | None) -> None:
     args = ["evaluate", *hand(cards), "--profile", profile, "--rules", json.dumps(overrides)]
     body = gnau_json(capsys, *args)
-    assert body == post(api, "/v1/evaluations", {"hand": hand(cards), "rules": overrides}, profile)
+    assert body == post(client, "/v1/evaluations", {"hand": hand(cards), "rules": overrides}, profile)
     assert (body["label"], body["label_key"]) == (label, key)
     if chinese is not None:
         assert gnau_json(capsys, *args, "--lang", "zh-Hans")["label"] == chinese
@@ -155,7 +118,7 @@ def test_evaluate_table_shows_each_cards_part_and_points(capsys: pytest.CaptureF
 @pytest.mark.parametrize(("profile", "decks", "dealer", "players", "amounts", "outcomes"), SETTLEMENTS,
                          ids=[f"{row[0]}-{row[2]}" for row in SETTLEMENTS])
 def test_settle_agrees_with_the_api(
-        capsys: pytest.CaptureFixture[str], api: FlaskClient, profile: str, decks: int, dealer: str,
+        capsys: pytest.CaptureFixture[str], client: FlaskClient, profile: str, decks: int, dealer: str,
         players: list[tuple[str, int]], amounts: list[int], outcomes: list[str]) -> None:
     args = ["settle", "--dealer", dealer, "--profile", profile, "--decks", str(decks)]
     for i, (cards, stake) in enumerate(players):
@@ -163,13 +126,13 @@ def test_settle_agrees_with_the_api(
     body = gnau_json(capsys, *args)
     request = {"dealer": {"hand": hand(dealer)}, "decks": decks,
                "players": [{"id": f"p{i}", "hand": hand(c), "stake": s} for i, (c, s) in enumerate(players)]}
-    assert body == post(api, "/v1/settlements", request, profile)
+    assert body == post(client, "/v1/settlements", request, profile)
     assert [p["amount"] for p in body["players"]] == amounts
     assert [p["outcome"] for p in body["players"]] == outcomes
     assert body["dealer"]["net"] == -sum(amounts)
 
 
-def test_settle_from_a_file_in_the_api_shape(capsys: pytest.CaptureFixture[str], api: FlaskClient,
+def test_settle_from_a_file_in_the_api_shape(capsys: pytest.CaptureFixture[str], client: FlaskClient,
                                              tmp_path: Path) -> None:
     request = {"dealer": {"hand": ["3S", "6H", "8D", "4C", "8H"]},
                "players": [{"id": "seat-1", "hand": ["10H", "9S", "8S", "4D", "4H"], "stake": 250},
@@ -177,7 +140,7 @@ def test_settle_from_a_file_in_the_api_shape(capsys: pytest.CaptureFixture[str],
     path = tmp_path / "round.json"
     path.write_text(json.dumps(request), encoding="utf-8")
     body = gnau_json(capsys, "settle", "--file", str(path))
-    assert body == post(api, "/v1/settlements", request)
+    assert body == post(client, "/v1/settlements", request)
     status, out, _ = gnau(capsys, "settle", "--file", str(path))
     assert status == 0
     lines = out.splitlines()
@@ -191,7 +154,7 @@ def test_settle_from_a_file_in_the_api_shape(capsys: pytest.CaptureFixture[str],
 
 @pytest.mark.parametrize(("profile", "overrides", "dealer", "players", "dealer_result", "house", "exposures"),
                          COMMISSION_ROUNDS, ids=[row[0] for row in COMMISSION_ROUNDS])
-def test_settle_commission_examples(capsys: pytest.CaptureFixture[str], api: FlaskClient, profile: str,
+def test_settle_commission_examples(capsys: pytest.CaptureFixture[str], client: FlaskClient, profile: str,
                                     overrides: dict[str, Any], dealer: str,
                                     players: list[tuple[str, int, str, str, int, int, int]],
                                     dealer_result: tuple[int, int, int], house: int,
@@ -207,7 +170,7 @@ def test_settle_commission_examples(capsys: pytest.CaptureFixture[str], api: Fla
         {"id": f"p{i}", "hand": hand(p[0]), "stake": p[1], "bet": p[2]} for i, p in enumerate(players, 1)]}
     if overrides:
         request["rules"] = overrides
-    assert body == post(api, "/v1/settlements", request, profile)
+    assert body == post(client, "/v1/settlements", request, profile)
     status, out, _ = gnau(capsys, *args)
     assert status == 0
     lines = out.splitlines()
@@ -227,7 +190,7 @@ def test_settle_commission_examples(capsys: pytest.CaptureFixture[str], api: Fla
     seats: dict[str, Any] = {"players": [{"id": f"p{i}", "stake": p[1], "bet": p[2]} for i, p in enumerate(players, 1)]}
     if overrides:
         seats["rules"] = overrides
-    assert before == post(api, "/v1/exposures", seats, profile)
+    assert before == post(client, "/v1/exposures", seats, profile)
     assert [p["exposure"] for p in before["players"]] == [p["exposure"] for p in body["players"]]
     status, out, _ = gnau(capsys, *seat_args)
     assert status == 0
@@ -238,7 +201,7 @@ def test_settle_commission_examples(capsys: pytest.CaptureFixture[str], api: Fla
 
 
 def test_settle_takes_one_bet_for_every_player_or_bets_from_the_file(
-        capsys: pytest.CaptureFixture[str], api: FlaskClient, tmp_path: Path) -> None:
+        capsys: pytest.CaptureFixture[str], client: FlaskClient, tmp_path: Path) -> None:
     players = ["p1:1000:JS 9H AD 5C 5D", "p2:1000:7S 3H JH 8C 10C"]
     args = ["settle", "--dealer", "KH QS 10D 4C AC", "--profile", "bull-bull"]
     for p in players:
@@ -252,29 +215,29 @@ def test_settle_takes_one_bet_for_every_player_or_bets_from_the_file(
     path = tmp_path / "round.json"
     path.write_text(json.dumps(request), encoding="utf-8")
     body = gnau_json(capsys, "settle", "--file", str(path), "--profile", "bull-bull")
-    assert body == post(api, "/v1/settlements", request, "bull-bull")
+    assert body == post(client, "/v1/settlements", request, "bull-bull")
     assert [(p["bet"], p["amount"]) for p in body["players"]] == [("equal", 950), ("double", 1900)]
 
 
-def test_rank_agrees_with_the_api(capsys: pytest.CaptureFixture[str], api: FlaskClient, tmp_path: Path) -> None:
+def test_rank_agrees_with_the_api(capsys: pytest.CaptureFixture[str], client: FlaskClient, tmp_path: Path) -> None:
     args = ["ann:10S 9H 8D 4C 4H", "bo:JS QH KD JC QD", "10H 9D AD 7C 4S", "10C 9C AC 7D 4D"]
     body = gnau_json(capsys, "rank", *args)
     request = {"hands": [{"id": "ann", "hand": hand("10S 9H 8D 4C 4H")}, {"id": "bo", "hand": hand("JS QH KD JC QD")},
                          {"hand": hand("10H 9D AD 7C 4S")}, {"hand": hand("10C 9C AC 7D 4D")}]}
-    assert body == post(api, "/v1/rankings", request)
+    assert body == post(client, "/v1/rankings", request)
     assert [(r["index"], r["position"]) for r in body["ranking"]] == [(1, 1), (2, 2), (3, 2), (0, 4)]
     path = tmp_path / "hands.json"
     path.write_text(json.dumps(request | {"decks": 2}), encoding="utf-8")
     assert gnau_json(capsys, "rank", "--file", str(path), "--profile", "niu-niu") == post(
-        api, "/v1/rankings", request | {"decks": 2}, "niu-niu")
+        client, "/v1/rankings", request | {"decks": 2}, "niu-niu")
     status, out, _ = gnau(capsys, "rank", *args)
     assert status == 0
     assert [line.split()[:2] for line in out.splitlines()[2:]] == [["1", "bo"], ["2", "#2"], ["2", "#3"], ["4", "ann"]]
 
 
-def test_profiles_agree_with_the_api(capsys: pytest.CaptureFixture[str], api: FlaskClient) -> None:
-    assert gnau_json(capsys, "profiles") == api.get("/v1/profiles").get_json()
-    assert gnau_json(capsys, "profiles", "niu-niu") == api.get("/v1/profiles/niu-niu").get_json()
+def test_profiles_agree_with_the_api(capsys: pytest.CaptureFixture[str], client: FlaskClient) -> None:
+    assert gnau_json(capsys, "profiles") == client.get("/v1/profiles").get_json()
+    assert gnau_json(capsys, "profiles", "niu-niu") == client.get("/v1/profiles/niu-niu").get_json()
     status, out, _ = gnau(capsys, "profiles")
     assert status == 0
     assert [line.split()[0] for line in out.splitlines()] == [
@@ -282,7 +245,7 @@ def test_profiles_agree_with_the_api(capsys: pytest.CaptureFixture[str], api: Fl
     status, out, _ = gnau(capsys, "profiles", "niu-niu")
     assert status == 0
     assert "ties                   high_card" in out
-    assert gnau_json(capsys, "profiles", "bull-bull") == api.get("/v1/profiles/bull-bull").get_json()
+    assert gnau_json(capsys, "profiles", "bull-bull") == client.get("/v1/profiles/bull-bull").get_json()
     status, out, _ = gnau(capsys, "profiles", "bull-bull")
     assert status == 0
     assert "commission_bps         500" in out.splitlines()
@@ -378,7 +341,7 @@ def test_serve_runs_gunicorn_with_the_project_config(tmp_path: Path) -> None:
 
 
 def test_settle_refuses_a_table_beyond_the_safe_integers_like_the_api(
-        capsys: pytest.CaptureFixture[str], api: FlaskClient, tmp_path: Path) -> None:
+        capsys: pytest.CaptureFixture[str], client: FlaskClient, tmp_path: Path) -> None:
     request = {"dealer": {"hand": ["3S", "6H", "8D", "4C", "8H"]},
                "players": [{"hand": ["10H", "9S", "8S", "4D", "4H"], "stake": 10**12}],
                "rules": {"payouts": {"no_ox": 1000}, "suited_bonus": "hand", "suited_multiplier": 10}}
@@ -388,7 +351,7 @@ def test_settle_refuses_a_table_beyond_the_safe_integers_like_the_api(
     assert (status, out) == (2, "")
     assert "/players" in err
     assert "9007199254740991" in err
-    problem = api.post("/v1/settlements", json=request).get_json()
+    problem = client.post("/v1/settlements", json=request).get_json()
     assert [e["pointer"] for e in problem["errors"]] == ["/players"]
 
 
@@ -415,9 +378,9 @@ def test_rules_are_read_as_strictly_as_the_api_reads_a_body(capsys: pytest.Captu
     (b'{"decks": Infinity}', "The body is not valid JSON: Infinity is not valid JSON"),
     (b"\xff\xfe{}", "The body is not valid UTF-8: byte 0 cannot be decoded."),
 ])
-def test_file_bodies_are_refused_in_the_api_words(capsys: pytest.CaptureFixture[str], api: FlaskClient,
+def test_file_bodies_are_refused_in_the_api_words(capsys: pytest.CaptureFixture[str], client: FlaskClient,
                                                   tmp_path: Path, content: bytes, api_detail: str) -> None:
-    response = api.post("/v1/rankings", data=content, content_type="application/json")
+    response = client.post("/v1/rankings", data=content, content_type="application/json")
     assert response.status_code == 400
     assert response.get_json()["detail"] == api_detail
     path = tmp_path / "b.json"
@@ -438,9 +401,9 @@ def test_file_reads_stop_at_the_api_body_limit(capsys: pytest.CaptureFixture[str
         assert gnau(capsys, "rank", "--file", "/dev/zero")[0] == 2
 
 
-def test_every_dead_option_counts(capsys: pytest.CaptureFixture[str], api: FlaskClient) -> None:
+def test_every_dead_option_counts(capsys: pytest.CaptureFixture[str], client: FlaskClient) -> None:
     body = gnau_json(capsys, "odds", "AS", "KH", "10D", "--dead", "QS", "--dead", "2H")
-    assert body == post(api, "/v1/odds", {"hand": ["AS", "KH", "10D"], "role": "player", "dead": ["QS", "2H"]})
+    assert body == post(client, "/v1/odds", {"hand": ["AS", "KH", "10D"], "role": "player", "dead": ["QS", "2H"]})
     assert body["cards_left"] == 47
     assert gnau_json(capsys, "odds", "AS", "KH", "10D", "--dead", "QS 2H") == body
     status, out, _ = gnau(capsys, "odds", "--help")

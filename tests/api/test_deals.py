@@ -10,19 +10,12 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from service.cli import main
+from tests.api.helpers import gnau
 from tests.engine.test_deal import COMMITMENT, NONCE_0, NONCE_1
 
 SEED = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 SEEDS = {"server_seed": SEED, "client_seed": "player-1"}
 DEALT_0 = [hand.split() for hand in NONCE_0]
-
-
-def gnau(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    """Run ``gnau ARGS``: exit status, stdout, stderr."""
-    status = main(list(args))
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 @pytest.mark.parametrize(("nonce", "hands"), [(0, NONCE_0), (1, NONCE_1)])

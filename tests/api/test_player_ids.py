@@ -14,26 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from flask import Flask
 from flask.testing import FlaskClient
 
 from service.cli import main
-from service.http.app import create_app
 from service.one_pass import plain_settlement, plain_showdown
 
 HANDS = [["AS", "KH", "10D", "3C", "6S"], ["2S", "3H", "4D", "5C", "7S"], ["8S", "9H", "JD", "QC", "KS"],
          ["2H", "3D", "4C", "5S", "7H"], ["9S", "9D", "JH", "QH", "KD"]]
 DETAIL = "repeats the id of /players/{}: each player's id must be unique"
-
-
-@pytest.fixture(scope="module")
-def app() -> Flask:
-    return create_app({"TESTING": True, "PROFILES_FILE": None})
-
-
-@pytest.fixture
-def api(app: Flask) -> FlaskClient:
-    return app.test_client()
 
 
 def settlement(ids: list[str | None], **table: Any) -> dict[str, Any]:
@@ -61,8 +49,8 @@ TABLES = {
 }
 
 
-def problems(api: FlaskClient, path: str, body: dict[str, Any]) -> list[dict[str, str]]:
-    response = api.post(path.split("#")[0], json=body)
+def problems(client: FlaskClient, path: str, body: dict[str, Any]) -> list[dict[str, str]]:
+    response = client.post(path.split("#")[0], json=body)
     assert response.status_code == 400, response.get_data(as_text=True)
     assert response.content_type == "application/problem+json"
     problem = response.get_json()
@@ -72,23 +60,23 @@ def problems(api: FlaskClient, path: str, body: dict[str, Any]) -> list[dict[str
 
 
 @pytest.mark.parametrize("path", TABLES)
-def test_a_repeated_id_names_the_second_player(api: FlaskClient, path: str) -> None:
-    errors = problems(api, path, TABLES[path](["a", "b", None, "a"]))
+def test_a_repeated_id_names_the_second_player(client: FlaskClient, path: str) -> None:
+    errors = problems(client, path, TABLES[path](["a", "b", None, "a"]))
     assert errors == [{"pointer": "/players/3/id", "detail": DETAIL.format(0)}]
     assert "/players/0/id" not in {e["pointer"] for e in errors}
 
 
 @pytest.mark.parametrize("path", TABLES)
-def test_every_later_repeat_is_named_once(api: FlaskClient, path: str) -> None:
-    errors = problems(api, path, TABLES[path](["a", "a", "b", "a"]))
+def test_every_later_repeat_is_named_once(client: FlaskClient, path: str) -> None:
+    errors = problems(client, path, TABLES[path](["a", "a", "b", "a"]))
     assert errors == [{"pointer": "/players/1/id", "detail": DETAIL.format(0)},
                       {"pointer": "/players/3/id", "detail": DETAIL.format(0)}]
 
 
 @pytest.mark.parametrize("path", TABLES)
-def test_distinct_ids_and_missing_ones_are_accepted(api: FlaskClient, path: str) -> None:
+def test_distinct_ids_and_missing_ones_are_accepted(client: FlaskClient, path: str) -> None:
     """Players without an id never clash, and ids compare exactly (case counts)."""
-    response = api.post(path.split("#")[0], json=TABLES[path]([None, "a", None, "A"]))
+    response = client.post(path.split("#")[0], json=TABLES[path]([None, "a", None, "A"]))
     assert response.status_code == 200, response.get_data(as_text=True)
     players = response.get_json()["players"]
     assert [p["id"] for p in players] == [None, "a", None, "A"]
@@ -96,11 +84,11 @@ def test_distinct_ids_and_missing_ones_are_accepted(api: FlaskClient, path: str)
 
 
 @pytest.mark.parametrize("path", ["/v1/settlements", "/v1/showdowns"])
-def test_a_repeat_is_listed_with_the_tables_other_problems(api: FlaskClient, path: str) -> None:
+def test_a_repeat_is_listed_with_the_tables_other_problems(client: FlaskClient, path: str) -> None:
     body = TABLES[path](["a", "a"])
     body["players"][0]["hand"] = ["AS", "KH", "10D", "3C", "1S"]
     body["decks"] = 0
-    assert [e["pointer"] for e in problems(api, path, body)] == ["/decks", "/players/0/hand/4", "/players/1/id"]
+    assert [e["pointer"] for e in problems(client, path, body)] == ["/decks", "/players/0/hand/4", "/players/1/id"]
 
 
 def test_the_one_pass_readers_leave_a_repeat_to_the_fields() -> None:
@@ -111,8 +99,8 @@ def test_the_one_pass_readers_leave_a_repeat_to_the_fields() -> None:
     assert plain_showdown(showdown(["a", "a"])) is None
 
 
-def test_rankings_take_repeated_ids_and_answer_each_entry_with_its_index(api: FlaskClient) -> None:
-    response = api.post("/v1/rankings", json={"hands": [{"id": "ann", "hand": HANDS[1]}, {"id": "ann", "hand": HANDS[2]}]})
+def test_rankings_take_repeated_ids_and_answer_each_entry_with_its_index(client: FlaskClient) -> None:
+    response = client.post("/v1/rankings", json={"hands": [{"id": "ann", "hand": HANDS[1]}, {"id": "ann", "hand": HANDS[2]}]})
     assert response.status_code == 200, response.get_data(as_text=True)
     assert sorted((e["index"], e["id"]) for e in response.get_json()["ranking"]) == [(0, "ann"), (1, "ann")]
 

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from service.cli import main
 from service.http.app import create_app
 from tests import ROOT
+from tests.api.helpers import gnau_json, gnau_text, post
 
 CARDS = [r + s for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K") for s in "SHDC"]
 
@@ -29,38 +30,6 @@ CARDS = [r + s for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J",
 def app() -> Flask:
     return create_app({"TESTING": True, "PROFILES_FILE": None,
                        "RECEIPT_KEY_FILE": str(ROOT / "tests" / "keys" / "receipt-test-key.pem")})
-
-
-@pytest.fixture
-def api(app: Flask) -> FlaskClient:
-    return app.test_client()
-
-
-@pytest.fixture(autouse=True)
-def _no_operator_profiles(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("PROFILES_FILE", raising=False)
-
-
-def post(api: FlaskClient, path: str, body: dict[str, Any], profile: str = "standard", status: int = 200) -> Any:
-    response = api.post(f"{path}?profile={profile}", json=body)
-    assert response.status_code == status, response.get_data(as_text=True)
-    return response.get_json()
-
-
-def gnau_json(capsys: pytest.CaptureFixture[str], *args: str) -> Any:
-    capsys.readouterr()
-    status = main([*args, "--json"])
-    out, err = capsys.readouterr()
-    assert (status, err) == (0, ""), err
-    return json.loads(out)
-
-
-def gnau_text(capsys: pytest.CaptureFixture[str], *args: str) -> str:
-    capsys.readouterr()
-    status = main(list(args))
-    out, err = capsys.readouterr()
-    assert (status, err) == (0, ""), err
-    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -103,9 +72,9 @@ def banker_args(caps: str | None = None, dealer_balance: int | None = None) -> l
     ("players", None, [500, -1200, 0, 2400], ["player_balance", None, None, None], -1700),
 ])
 def test_section_8_bid_for_banker_through_the_api_and_the_cli(
-        api: FlaskClient, capsys: pytest.CaptureFixture[str], caps: str | None, dealer_balance: int | None,
+        client: FlaskClient, capsys: pytest.CaptureFixture[str], caps: str | None, dealer_balance: int | None,
         gross: list[int], cap: list[str | None] | None, dealer_gross: int) -> None:
-    body = post(api, "/v1/settlements", banker_body(caps, dealer_balance), "niu-niu")
+    body = post(client, "/v1/settlements", banker_body(caps, dealer_balance), "niu-niu")
     players = body["players"]
     assert [p["stake"] for p in players] == [300, 600, 900, 1200]
     assert [p["factors"] for p in players] == [{"base": 100, "bid_multiple": 3, "bet_multiple": m} for m in (1, 2, 3, 4)]
@@ -122,14 +91,14 @@ def test_section_8_bid_for_banker_through_the_api_and_the_cli(
     assert all(part in text for part in ("100x3x4", f"{gross[3]:+d}", "dealer sweep -"))
 
 
-def test_section_8_dealer_wins_more_than_it_holds(api: FlaskClient, capsys: pytest.CaptureFixture[str]) -> None:
+def test_section_8_dealer_wins_more_than_it_holds(client: FlaskClient, capsys: pytest.CaptureFixture[str]) -> None:
     seats = [("p1", "AS AH 2C 2H 4H", 10_000), ("p2", "9S 9D KS 2S 4D", 10_000), ("p3", "7S 3H JH 8C 10C", 10_000),
              ("p4", "5S 6H 7D 8H 9C", 2000)]
     body = {"base": 100, "rules": {"balance_caps": "table"},
             "dealer": {"hand": ["QH", "8S", "2D", "4C", "6C"], "bid_multiple": 3, "balance": 3001},
             "players": [{"id": name, "hand": hand.split(), "bet_multiple": i + 1, "balance": balance}
                         for i, (name, hand, balance) in enumerate(seats)]}
-    answer = post(api, "/v1/settlements", body, "niu-niu")
+    answer = post(client, "/v1/settlements", body, "niu-niu")
     assert [p["gross_uncapped"] for p in answer["players"]] == [1500, -1800, -2700, -3600]
     assert [p["gross"] for p in answer["players"]] == [900, -1080, -1621, -1200]
     assert answer["dealer"]["gross"] == answer["dealer"]["net"] == 3001
@@ -140,10 +109,10 @@ def test_section_8_dealer_wins_more_than_it_holds(api: FlaskClient, capsys: pyte
     assert gnau_json(capsys, *args) == answer
 
 
-def test_sweep_from_the_outcomes(api: FlaskClient) -> None:
-    win = post(api, "/v1/settlements", {"base": 5, "dealer": {"hand": ["JS", "QH", "KD", "JC", "QD"]},
+def test_sweep_from_the_outcomes(client: FlaskClient) -> None:
+    win = post(client, "/v1/settlements", {"base": 5, "dealer": {"hand": ["JS", "QH", "KD", "JC", "QD"]},
                                         "players": [{"hand": ["10S", "9H", "8D", "4C", "4H"]}]})
-    lose = post(api, "/v1/settlements", {"base": 5, "dealer": {"hand": ["10S", "9H", "8D", "4C", "4H"]},
+    lose = post(client, "/v1/settlements", {"base": 5, "dealer": {"hand": ["10S", "9H", "8D", "4C", "4H"]},
                                          "players": [{"hand": ["JS", "QH", "KD", "JC", "QD"]}]})
     assert (win["dealer"]["sweep"], lose["dealer"]["sweep"]) == ("all_win", "all_lose")
 
@@ -180,9 +149,9 @@ def showdown_args(rules: dict[str, Any] | None = None, balances: list[int] | Non
     ({"showdown": "all_pairs", "showdown_stake": "loser"}, [240, 110, -170, -180]),
     ({"showdown": "all_pairs", "showdown_stake": "loser_x_winner"}, [480, 80, -200, -360]),
 ])
-def test_section_8_showdowns_through_the_api_and_the_cli(api: FlaskClient, capsys: pytest.CaptureFixture[str],
+def test_section_8_showdowns_through_the_api_and_the_cli(client: FlaskClient, capsys: pytest.CaptureFixture[str],
                                                          rules: dict[str, Any], gross: list[int]) -> None:
-    body = post(api, "/v1/showdowns", showdown_body(rules), "niu-niu")
+    body = post(client, "/v1/showdowns", showdown_body(rules), "niu-niu")
     assert [p["gross"] for p in body["players"]] == [p["amount"] for p in body["players"]] == gross
     assert body["strongest"] == [{"index": 0, "id": "s1"}]
     assert [(e["id"], e["position"]) for e in body["ranking"]] == [("s1", 1), ("s2", 2), ("s3", 3), ("s4", 4)]
@@ -193,17 +162,17 @@ def test_section_8_showdowns_through_the_api_and_the_cli(api: FlaskClient, capsy
     assert all(part in text for part in ("strongest s1", f"{gross[3]:+d}"))
 
 
-def test_section_8_showdown_with_caps(api: FlaskClient, capsys: pytest.CaptureFixture[str]) -> None:
+def test_section_8_showdown_with_caps(client: FlaskClient, capsys: pytest.CaptureFixture[str]) -> None:
     rules, balances = {"balance_caps": "players"}, [10_000, 25, 10_000, 10_000]
-    body = post(api, "/v1/showdowns", showdown_body(rules, balances), "niu-niu")
+    body = post(client, "/v1/showdowns", showdown_body(rules, balances), "niu-niu")
     assert [(p["gross_uncapped"], p["gross"], p["cap"]) for p in body["players"]] == [
         (240, 235, "loser_balance"), (-30, -25, "loser_balance"), (-120, -120, None), (-90, -90, None)]
     assert gnau_json(capsys, *showdown_args(rules, balances)) == body
     assert "loser_balance" in gnau_text(capsys, *showdown_args(rules, balances))
 
 
-def test_section_8_standard_showdown_with_two_strongest(api: FlaskClient, capsys: pytest.CaptureFixture[str]) -> None:
-    body = post(api, "/v1/showdowns", {"base": 10, "players": [
+def test_section_8_standard_showdown_with_two_strongest(client: FlaskClient, capsys: pytest.CaptureFixture[str]) -> None:
+    body = post(client, "/v1/showdowns", {"base": 10, "players": [
         {"id": "s1", "hand": ["10H", "9D", "AC", "7D", "4S"]}, {"id": "s2", "hand": ["10C", "9S", "AH", "7C", "4D"]},
         {"id": "s3", "hand": ["10S", "9H", "8D", "4C", "4H"], "bet_multiple": 3}]})
     assert [p["gross"] for p in body["players"]] == [15, 15, -30]
@@ -217,16 +186,16 @@ def test_section_8_standard_showdown_with_two_strongest(api: FlaskClient, capsys
 # Presence of the new members (DECISIONS 2) and errors
 
 
-def test_members_appear_only_when_used(api: FlaskClient) -> None:
+def test_members_appear_only_when_used(client: FlaskClient) -> None:
     hands = [["10S", "9H", "8D", "4C", "4H"], ["10H", "9D", "AD", "7C", "4S"]]
-    plain = post(api, "/v1/settlements", {"dealer": {"hand": hands[0]}, "players": [{"hand": hands[1], "stake": 7}]})
+    plain = post(client, "/v1/settlements", {"dealer": {"hand": hands[0]}, "players": [{"hand": hands[1], "stake": 7}]})
     assert "sweep" not in plain["dealer"]
     assert set(plain["players"][0]) == {
         "id", "evaluation", "stake", "bet", "outcome", "gross", "commission", "amount", "exposure"}
-    based = post(api, "/v1/settlements", {"base": 7, "dealer": {"hand": hands[0]}, "players": [{"hand": hands[1]}]})
+    based = post(client, "/v1/settlements", {"base": 7, "dealer": {"hand": hands[0]}, "players": [{"hand": hands[1]}]})
     assert "sweep" in based["dealer"]
     assert {"factors"} == set(based["players"][0]) - set(plain["players"][0])
-    capped = post(api, "/v1/settlements", {"dealer": {"hand": hands[0]}, "players": [
+    capped = post(client, "/v1/settlements", {"dealer": {"hand": hands[0]}, "players": [
         {"hand": hands[1], "stake": 7, "balance": 3}], "rules": {"balance_caps": "players"}})
     assert "sweep" not in capped["dealer"]
     assert {"gross_uncapped", "cap"} == set(capped["players"][0]) - set(
@@ -234,8 +203,8 @@ def test_members_appear_only_when_used(api: FlaskClient) -> None:
     assert (capped["players"][0]["gross"], capped["players"][0]["cap"]) == (3, "player_balance")
 
 
-def _errors(api: FlaskClient, path: str, body: Any, profile: str = "standard") -> list[str]:
-    return [e["pointer"] for e in post(api, path, body, profile, status=400)["errors"]]
+def _errors(client: FlaskClient, path: str, body: Any, profile: str = "standard") -> list[str]:
+    return [e["pointer"] for e in post(client, path, body, profile, status=400)["errors"]]
 
 
 @pytest.mark.parametrize(("path", "body", "pointers"), [
@@ -270,9 +239,9 @@ def _errors(api: FlaskClient, path: str, body: Any, profile: str = "standard") -
                            ["AH", "2H", "3H", "4H", "6H"], ["AS", "2S", "3S", "4S", "6S"])]}, ["/players"]),
     ("/v1/exposures", {"players": [{"stake": 5, "balance": 5}]}, ["/base"]),
 ])
-def test_bad_round_forms_are_400s_naming_the_field(api: FlaskClient, path: str, body: dict[str, Any],
+def test_bad_round_forms_are_400s_naming_the_field(client: FlaskClient, path: str, body: dict[str, Any],
                                                    pointers: list[str]) -> None:
-    assert _errors(api, path, body) == pointers
+    assert _errors(client, path, body) == pointers
 
 
 def test_caps_with_all_pairs_from_a_profile_name_the_profile(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
@@ -289,17 +258,17 @@ def test_caps_with_all_pairs_from_a_profile_name_the_profile(tmp_path: Any, caps
 # Exposures, receipts, analyses
 
 
-def test_exposures_with_the_dealer_object(api: FlaskClient, capsys: pytest.CaptureFixture[str]) -> None:
+def test_exposures_with_the_dealer_object(client: FlaskClient, capsys: pytest.CaptureFixture[str]) -> None:
     body = {"base": 100, "dealer": {"bid_multiple": 3, "balance": 10_000}, "players": [
         {"id": "p1", "bet_multiple": 1, "balance": 500}, {"id": "p2", "bet_multiple": 2, "balance": 10_000},
         {"id": "p3", "bet_multiple": 3, "bet": "equal", "balance": 10_000}, {"id": "p4", "bet_multiple": 4}]}
-    answer = post(api, "/v1/exposures", body, "niu-niu")
+    answer = post(client, "/v1/exposures", body, "niu-niu")
     # worst loss 100 x 3 x m x 5 (double) or 100 x 3 x m (equal) within the balance
     assert [p.get("max_bet_multiple") for p in answer["players"]] == [0, 6, 33, None]
     # the players' worst wins at bid b: (500 + 1000 + 300 + 2000) x b <= 10,000
     assert answer["dealer"]["max_bid_multiple"] == 2
     assert answer["dealer"]["exposure"] == {"max_loss": 11_400, "max_win": 11_400}
-    capped = post(api, "/v1/exposures", body | {"rules": {"balance_caps": "table"}}, "niu-niu")
+    capped = post(client, "/v1/exposures", body | {"rules": {"balance_caps": "table"}}, "niu-niu")
     assert capped["players"][0]["exposure"] == {"max_loss": 500, "max_win": 500}
     assert capped["dealer"]["exposure"]["max_loss"] == 10_000
     args = ["exposures", "--profile", "niu-niu", "--base", "100", "--bid-multiple", "3", "--dealer-balance", "10000",
@@ -309,35 +278,35 @@ def test_exposures_with_the_dealer_object(api: FlaskClient, capsys: pytest.Captu
     assert (cli["dealer"], cli["players"][:3]) == (answer["dealer"], answer["players"][:3])
 
 
-def test_showdown_receipts(api: FlaskClient) -> None:
-    answer = api.post("/v1/showdowns?profile=niu-niu&receipt=true", json=showdown_body()).get_json()
+def test_showdown_receipts(client: FlaskClient) -> None:
+    answer = client.post("/v1/showdowns?profile=niu-niu&receipt=true", json=showdown_body()).get_json()
     _header, payload, _ = answer["receipt"].split(".")
     import base64
 
     claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
     assert claims["operation"] == "settleShowdown"
-    bad = api.post("/v1/showdowns?receipt=maybe", json=showdown_body())
+    bad = client.post("/v1/showdowns?receipt=maybe", json=showdown_body())
     assert (bad.status_code, bad.get_json()["errors"][0]["parameter"]) == (400, "receipt")
 
 
-def test_analyses_name_the_knobs_they_ignore(api: FlaskClient) -> None:
+def test_analyses_name_the_knobs_they_ignore(client: FlaskClient) -> None:
     hand = ["10S", "7H", "3D", "KC", "7D"]
-    plain = post(api, "/v1/odds", {"hand": hand})
-    capped = post(api, "/v1/odds", {"hand": hand, "rules": {"balance_caps": "table", "showdown": "all_pairs"}})
+    plain = post(client, "/v1/odds", {"hand": hand})
+    capped = post(client, "/v1/odds", {"hand": hand, "rules": {"balance_caps": "table", "showdown": "all_pairs"}})
     assert "ignored_knobs" not in plain
     assert capped["ignored_knobs"] == ["balance_caps", "showdown"]
     assert (capped["expected_net"], capped["bets"]) == (plain["expected_net"], plain["bets"])
     no_ox = ["10S", "9H", "8D", "4C", "4H"]  # a tie with another No Ox costs 0 by the hand, one stake flat
-    flat = post(api, "/v1/odds", {"hand": no_ox, "rules": {"tie_payout": "stake"}})
-    by_hand = post(api, "/v1/odds", {"hand": no_ox})
+    flat = post(client, "/v1/odds", {"hand": no_ox, "rules": {"tie_payout": "stake"}})
+    by_hand = post(client, "/v1/odds", {"hand": no_ox})
     assert "ignored_knobs" not in flat
     assert flat["lose"] == by_hand["lose"]
     assert flat["bets"]["double"]["expected_net"]["value"] < by_hand["bets"]["double"]["expected_net"]["value"]
     assert flat["bets"]["equal"] == by_hand["bets"]["equal"]
-    edge = post(api, "/v1/analyses/house-edge", {"rules": {"showdown_stake": "loser_x_winner"}})
+    edge = post(client, "/v1/analyses/house-edge", {"rules": {"showdown_stake": "loser_x_winner"}})
     assert edge["ignored_knobs"] == ["showdown_stake"]
-    assert edge["house_edge"] == api.get("/v1/profiles/standard/house-edge").get_json()["house_edge"]
-    assert post(api, "/v1/analyses/distribution", {"rules": {"balance_caps": "players"}})["ignored_knobs"] == [
+    assert edge["house_edge"] == client.get("/v1/profiles/standard/house-edge").get_json()["house_edge"]
+    assert post(client, "/v1/analyses/distribution", {"rules": {"balance_caps": "players"}})["ignored_knobs"] == [
         "balance_caps"]
 
 
@@ -433,13 +402,13 @@ def test_bad_round_options_are_one_line_and_exit_2(capsys: pytest.CaptureFixture
     ("scale_all", [294, -706, 0, 1412], ["dealer_balance", "dealer_balance", None, "dealer_balance"]),
     ("winners_share", [379, -1200, 0, 1821], ["dealer_balance", None, None, "dealer_balance"]),
 ])
-def test_section_8_1_shortfall_first_table(api: FlaskClient, capsys: pytest.CaptureFixture[str], shortfall: str,
+def test_section_8_1_shortfall_first_table(client: FlaskClient, capsys: pytest.CaptureFixture[str], shortfall: str,
                                            gross: list[int], cap: list[str | None]) -> None:
     """Dealer balance 1,000, S = 1,700: under winners_share p2 pays its 1,200 in full and the pool
     1,000 + 1,200 is shared by p1 and p4 (379.31 and 1,820.69, the missing unit to p4)."""
     body = banker_body("table", 1000)
     body["rules"]["dealer_shortfall"] = shortfall
-    answer = post(api, "/v1/settlements", body, "niu-niu")
+    answer = post(client, "/v1/settlements", body, "niu-niu")
     players = answer["players"]
     assert [p["gross"] for p in players] == gross
     assert [p["cap"] for p in players] == cap
@@ -455,7 +424,7 @@ def test_section_8_1_shortfall_first_table(api: FlaskClient, capsys: pytest.Capt
     ("scale_all", [900, -1080, -1621, -1200], ["dealer_balance"] * 4),
     ("winners_share", [1500, -1246, -1870, -1385], [None, "dealer_balance", "dealer_balance", "dealer_balance"]),
 ])
-def test_section_8_1_shortfall_second_table(api: FlaskClient, capsys: pytest.CaptureFixture[str], shortfall: str,
+def test_section_8_1_shortfall_second_table(client: FlaskClient, capsys: pytest.CaptureFixture[str], shortfall: str,
                                             gross: list[int], cap: list[str | None]) -> None:
     """Dealer balance 3,001, step 1 results [+1,500, -1,800, -2,700, -2,000] (p4's balance 2,000),
     S = -5,000: under winners_share p1 is paid its 1,500 in full and the pool 3,001 + 1,500 is
@@ -467,7 +436,7 @@ def test_section_8_1_shortfall_second_table(api: FlaskClient, capsys: pytest.Cap
             "dealer": {"hand": ["QH", "8S", "2D", "4C", "6C"], "bid_multiple": 3, "balance": 3001},
             "players": [{"id": name, "hand": hand.split(), "bet_multiple": i + 1, "balance": balance}
                         for i, (name, hand, balance) in enumerate(seats)]}
-    answer = post(api, "/v1/settlements", body, "niu-niu")
+    answer = post(client, "/v1/settlements", body, "niu-niu")
     assert [p["gross_uncapped"] for p in answer["players"]] == [1500, -1800, -2700, -3600]
     assert [p["gross"] for p in answer["players"]] == gross
     assert [p["cap"] for p in answer["players"]] == cap
@@ -480,11 +449,11 @@ def test_section_8_1_shortfall_second_table(api: FlaskClient, capsys: pytest.Cap
     assert gnau_json(capsys, *args) == answer
 
 
-def test_dealer_shortfall_is_listed_only_when_set_and_refused_when_unknown(api: FlaskClient) -> None:
+def test_dealer_shortfall_is_listed_only_when_set_and_refused_when_unknown(client: FlaskClient) -> None:
     """The knob appears in an answer's ``rules`` only while set (every earlier answer unchanged);
     an unknown value is a 400 naming ``/rules/dealer_shortfall``."""
-    assert "dealer_shortfall" not in post(api, "/v1/settlements", banker_body("table", 1000), "niu-niu")["rules"]
+    assert "dealer_shortfall" not in post(client, "/v1/settlements", banker_body("table", 1000), "niu-niu")["rules"]
     body = banker_body("table", 1000)
     body["rules"]["dealer_shortfall"] = "winners"
-    problem = post(api, "/v1/settlements", body, "niu-niu", status=400)
+    problem = post(client, "/v1/settlements", body, "niu-niu", status=400)
     assert [e["pointer"] for e in problem["errors"]] == ["/rules/dealer_shortfall"]

@@ -21,21 +21,10 @@ from service.engine.cards import CARD_TEXTS, CARDS, SUITLESS_BASE
 from service.engine.reference import evaluate_reference
 from service.engine.rules import PROFILES
 from service.engine.tables import evaluate
-from service.http.app import create_app
 
 
-@pytest.fixture(scope="module")
-def app() -> Flask:
-    return create_app({"TESTING": True, "PROFILES_FILE": None})
-
-
-@pytest.fixture
-def api(app: Flask) -> FlaskClient:
-    return app.test_client()
-
-
-def post(api: FlaskClient, path: str, body: dict[str, Any]) -> tuple[int, Any]:
-    answer = api.post(path, json=body)
+def post(client: FlaskClient, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+    answer = client.post(path, json=body)
     return answer.status_code, answer.get_json()
 
 
@@ -60,8 +49,8 @@ REFUSED = [
 
 
 @pytest.mark.parametrize(("cards", "label", "nenku", "echo"), ACCEPTED)
-def test_rows_through_the_api(api: FlaskClient, cards: str, label: str, nenku: bool, echo: str) -> None:
-    status, body = post(api, "/v1/evaluations", {"hand": cards.split()})
+def test_rows_through_the_api(client: FlaskClient, cards: str, label: str, nenku: bool, echo: str) -> None:
+    status, body = post(client, "/v1/evaluations", {"hand": cards.split()})
     assert status == 200, body
     assert (body["label"], body["nenku"], body["hand"]) == (label, nenku, echo.split())
     written = set(echo.split())
@@ -71,10 +60,10 @@ def test_rows_through_the_api(api: FlaskClient, cards: str, label: str, nenku: b
 
 
 @pytest.mark.parametrize(("cards", "label", "nenku", "echo"), ACCEPTED)
-def test_rows_through_the_batch_both_paths(api: FlaskClient, cards: str, label: str, nenku: bool,
+def test_rows_through_the_batch_both_paths(client: FlaskClient, cards: str, label: str, nenku: bool,
                                            echo: str) -> None:
     for n in (1, 60):  # hand by hand, and read in one pass with numpy
-        status, body = post(api, "/v1/evaluations/batch", {"hands": [cards.split()] * n})
+        status, body = post(client, "/v1/evaluations/batch", {"hands": [cards.split()] * n})
         assert status == 200, body
         assert {(e["label"], e["nenku"], tuple(e["hand"])) for e in body["evaluations"]} == {
             (label, nenku, tuple(echo.split()))}
@@ -97,9 +86,9 @@ def test_rows_through_the_cli(capsys: pytest.CaptureFixture[str], cards: str, la
 
 
 @pytest.mark.parametrize(("cards", "profile", "where", "why"), REFUSED)
-def test_refused_rows(api: FlaskClient, capsys: pytest.CaptureFixture[str], cards: str, profile: str, where: str,
+def test_refused_rows(client: FlaskClient, capsys: pytest.CaptureFixture[str], cards: str, profile: str, where: str,
                       why: str) -> None:
-    status, body = post(api, f"/v1/evaluations?profile={profile}", {"hand": cards.split()})
+    status, body = post(client, f"/v1/evaluations?profile={profile}", {"hand": cards.split()})
     assert status == 400
     assert [e["pointer"] for e in body["errors"]] == [where]
     assert why in body["errors"][0]["detail"]
@@ -109,35 +98,35 @@ def test_refused_rows(api: FlaskClient, capsys: pytest.CaptureFixture[str], card
     assert why in err
 
 
-def test_two_decks_hold_eight_of_a_rank(api: FlaskClient) -> None:
-    status, body = post(api, "/v1/evaluations", {"hand": ["K", "K", "K", "K", "K"], "decks": 2})
+def test_two_decks_hold_eight_of_a_rank(client: FlaskClient) -> None:
+    status, body = post(client, "/v1/evaluations", {"hand": ["K", "K", "K", "K", "K"], "decks": 2})
     assert status == 200
     assert body["label"] == "Five Dukes"
     # A, AH, AD, AC are the plain aces: four of them with one deck is one too many.
-    status, body = post(api, "/v1/evaluations", {"hand": ["A", "AH", "AD", "AC", "AS"]})
+    status, body = post(client, "/v1/evaluations", {"hand": ["A", "AH", "AD", "AC", "AS"]})
     assert status == 400
     assert body["errors"][0]["pointer"] == "/hand/3"
     # A suited card still at most once a deck, beside rank-only cards of its rank.
-    status, body = post(api, "/v1/evaluations", {"hand": ["K", "KD", "KD", "2", "3"]})
+    status, body = post(client, "/v1/evaluations", {"hand": ["K", "KD", "KD", "2", "3"]})
     assert status == 400
     assert body["errors"][0]["pointer"] == "/hand/2"
     assert body["errors"][0]["detail"] == "KD appears more than once (1 deck in play)"
 
 
-def test_a_table_counts_across_its_hands(api: FlaskClient) -> None:
+def test_a_table_counts_across_its_hands(client: FlaskClient) -> None:
     body: dict[str, Any] = {"dealer": {"hand": ["K", "K", "K", "2", "3"]},
                             "players": [{"stake": 10, "hand": ["K", "KS", "4", "5", "6"]}]}
-    status, answer = post(api, "/v1/settlements", body)
+    status, answer = post(client, "/v1/settlements", body)
     assert status == 400
     assert [e["pointer"] for e in answer["errors"]] == ["/players/0/hand/1"]  # the fifth king
     body["players"][0]["hand"] = ["Q", "QS", "4", "5", "6"]
-    status, answer = post(api, "/v1/settlements", body)
+    status, answer = post(client, "/v1/settlements", body)
     assert status == 200
     assert answer["dealer"]["evaluation"]["hand"] == ["K", "K", "K", "2", "3"]
 
 
 @pytest.mark.parametrize("profile", ["niu-niu", "liberal", "bull-bull", "niu-niu-plus"])
-def test_every_operation_refuses_where_suits_are_read(api: FlaskClient, profile: str) -> None:
+def test_every_operation_refuses_where_suits_are_read(client: FlaskClient, profile: str) -> None:
     suited, plain = ["10S", "4H", "6D", "AD", "KH"], ["10", "4", "6", "A", "K"]
     knob = PROFILES[profile].rules.suit_reader
     assert knob is not None
@@ -155,27 +144,27 @@ def test_every_operation_refuses_where_suits_are_read(api: FlaskClient, profile:
         ("/v1/odds", {"hand": ["10", "4H", "6D"]}, "/hand/0"),
     ]
     for path, body, where in cases:
-        status, answer = post(api, f"{path}?profile={profile}", body)
+        status, answer = post(client, f"{path}?profile={profile}", body)
         assert status == 400, (path, answer)
         assert [e["pointer"] for e in answer["errors"]] == [where], path
         assert f"({knob} = " in answer["errors"][0]["detail"]
 
 
-def test_every_operation_accepts_where_no_knob_reads_suits(api: FlaskClient) -> None:
+def test_every_operation_accepts_where_no_knob_reads_suits(client: FlaskClient) -> None:
     plain, suited = ["10", "4", "6", "A", "K"], ["10S", "4H", "6D", "AD", "KH"]
-    status, ranking = post(api, "/v1/rankings", {"hands": [{"id": "p", "hand": plain}, {"id": "s", "hand": suited}]})
+    status, ranking = post(client, "/v1/rankings", {"hands": [{"id": "p", "hand": plain}, {"id": "s", "hand": suited}]})
     assert status == 200
     assert [e["evaluation"]["score"] for e in ranking["ranking"]] == [201, 201]
-    status, showdown = post(api, "/v1/showdowns", {"base": 10, "players": [
+    status, showdown = post(client, "/v1/showdowns", {"base": 10, "players": [
         {"hand": plain}, {"hand": ["10S", "9H", "8D", "4C", "4H"]}]})
     assert status == 200, showdown
     assert showdown["players"][0]["evaluation"]["hand"] == plain
     assert showdown["players"][0]["amount"] == 10  # Single-Ox 1 beats No Ox: base 10 x payout 1
     for profile in ("casino", "tens-are-dukes"):
-        assert post(api, f"/v1/evaluations?profile={profile}", {"hand": plain})[0] == 200
+        assert post(client, f"/v1/evaluations?profile={profile}", {"hand": plain})[0] == 200
 
 
-def test_odds_with_rank_only_known_cards(api: FlaskClient) -> None:
+def test_odds_with_rank_only_known_cards(client: FlaskClient) -> None:
     """Each rank-only known card removes one card of its rank (an A a plain ace): the odds
     equal those of the same cards with free suits."""
     for known, dead, suited_known, suited_dead in [
@@ -183,19 +172,19 @@ def test_odds_with_rank_only_known_cards(api: FlaskClient) -> None:
         ("K K 10", ["KD", "K"], "KC KH 10D", ["KD", "KS"]),
         ("A A 5 9", ["A"], "AH AD 5C 9C", ["AC"]),
     ]:
-        status, plain = post(api, "/v1/odds", {"hand": known.split(), "dead": dead})
+        status, plain = post(client, "/v1/odds", {"hand": known.split(), "dead": dead})
         assert status == 200, plain
-        _, suited = post(api, "/v1/odds", {"hand": suited_known.split(), "dead": suited_dead})
+        _, suited = post(client, "/v1/odds", {"hand": suited_known.split(), "dead": suited_dead})
         for member in ("win", "lose", "push", "expected_net", "cards_left", "completions"):
             assert plain[member] == suited[member], member
         if "evaluation" in plain:
             assert plain["evaluation"]["hand"] == known.split()
 
 
-def test_deal_verification_refuses_rank_only_cards(api: FlaskClient) -> None:
+def test_deal_verification_refuses_rank_only_cards(client: FlaskClient) -> None:
     body = {"server_seed": bytes(range(32)).hex(), "client_seed": "player-1", "nonce": 0, "decks": 1,
             "commitment": "sha256:" + "0" * 64, "hands": [["K", "2S", "3S", "4S", "5S"], None]}
-    status, answer = post(api, "/v1/deals/verify", body)
+    status, answer = post(client, "/v1/deals/verify", body)
     assert status == 400
     assert [e["pointer"] for e in answer["errors"]] == ["/hands/0/0"]
 
@@ -225,11 +214,11 @@ def test_a_suitless_hand_scores_as_the_hand_with_suits(codes: list[int], profile
 @given(st.lists(st.lists(st.integers(0, 51), min_size=5, max_size=5, unique=True), min_size=48, max_size=80),
        st.sampled_from(["standard", "casino", "tens-are-dukes"]))
 def test_a_suitless_batch_scores_as_the_batch_with_suits(app: Flask, hands: list[list[int]], profile: str) -> None:
-    api = app.test_client()
+    client = app.test_client()
     texts = [[CARD_TEXTS[c] for c in hand] for hand in hands]
     plain = [[CARD_TEXTS[_suitless(c)] for c in hand] for hand in hands]
-    _, suited = post(api, f"/v1/evaluations/batch?profile={profile}", {"hands": texts})
-    status, answer = post(api, f"/v1/evaluations/batch?profile={profile}", {"hands": plain})
+    _, suited = post(client, f"/v1/evaluations/batch?profile={profile}", {"hands": texts})
+    status, answer = post(client, f"/v1/evaluations/batch?profile={profile}", {"hands": plain})
     assert status == 200
     keep = ("category", "label", "label_key", "score", "payout", "nenku", "suited")
     assert [{k: e[k] for k in keep} for e in answer["evaluations"]] == [
@@ -252,18 +241,18 @@ def _cli_json(capsys: pytest.CaptureFixture[str], *args: str) -> Any:
     return json.loads(out)
 
 
-def test_the_cli_takes_rank_only_cards_on_every_command(api: FlaskClient, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_cli_takes_rank_only_cards_on_every_command(client: FlaskClient, capsys: pytest.CaptureFixture[str]) -> None:
     """gnau rank, settle and odds answer rank-only cards as the API does."""
     ranked = _cli_json(capsys, "rank", "p:10 4 6 A K", "q:10S 9H 8D 4C 4H")
-    _, body = post(api, "/v1/rankings", {"hands": [{"id": "p", "hand": ["10", "4", "6", "A", "K"]},
+    _, body = post(client, "/v1/rankings", {"hands": [{"id": "p", "hand": ["10", "4", "6", "A", "K"]},
                                                      {"id": "q", "hand": ["10S", "9H", "8D", "4C", "4H"]}]})
     assert ranked == body
     assert [e["id"] for e in ranked["ranking"]] == ["p", "q"]  # Single-Ox 1 above No Ox
     settled = _cli_json(capsys, "settle", "--dealer", "10S 9H 8D 4C 4H", "--player", "p:100:10 4 6 A K")
-    _, body = post(api, "/v1/settlements", {"dealer": {"hand": ["10S", "9H", "8D", "4C", "4H"]},
+    _, body = post(client, "/v1/settlements", {"dealer": {"hand": ["10S", "9H", "8D", "4C", "4H"]},
                                             "players": [{"id": "p", "stake": 100, "hand": ["10", "4", "6", "A", "K"]}]})
     assert settled == body
     assert settled["players"][0]["amount"] == 100
     odds = _cli_json(capsys, "odds", "K", "K", "10", "--dead", "KD K")
-    _, body = post(api, "/v1/odds", {"hand": ["K", "K", "10"], "dead": ["KD", "K"]})
+    _, body = post(client, "/v1/odds", {"hand": ["K", "K", "10"], "dead": ["KD", "K"]})
     assert odds == body
