@@ -162,10 +162,11 @@ _BY_STATUS: dict[int, ProblemType] = {kind.status: kind for kind in (
 BODY_OVER_LIMIT = "The request body is over the 1 MiB limit."
 #: A 400 lists at most this many problems (the ``detail`` gives the total).
 MAX_LISTED_ERRORS = 100
-#: The most characters of an error item's pointer, parameter or detail, and of an
-#: ``instance``; and of a detail: messages quote the caller's values through
-#: :func:`service.engine.text.echo` already; this bounds everything else, so a problem body
-#: is at most about 60 kB.
+#: The most characters of an error item's pointer or parameter (a pointer may hold a key the
+#: caller made up), and of an ``instance``; and of a detail, the problem's or an item's:
+#: messages are the service's own sentences and quote the caller's values through
+#: :func:`service.engine.text.echo` already, so this only bounds them, and a problem body
+#: is at most about 130 kB.
 _ITEM_LIMIT = 240
 _DETAIL_LIMIT = 1000
 #: The most characters of an early answer's detail (gunicorn's words).
@@ -267,8 +268,9 @@ def body(kind: ProblemType, detail: str, *, instance: str | None = None, request
          errors: list[ErrorItem] | None = None) -> bytes:
     """A problem body of ``kind``, compact JSON in UTF-8: ``type``, ``title``, ``status``,
     ``detail`` (at most 1,000 characters); with ``instance`` (the request's path, at most
-    240), ``instance`` and ``request_id``; with ``errors``, each member of each at most 240
-    characters (a pointer may hold a key the caller made up). A lone surrogate echoed from
+    240), ``instance`` and ``request_id``; with ``errors``, each item's ``pointer`` or
+    ``parameter`` at most 240 characters (a pointer may hold a key the caller made up) and
+    its ``detail`` at most 1,000 (a sentence of the service's, never cut in practice). A lone surrogate echoed from
     a request is escaped, never a failure.
 
     >>> body(NOT_READY, "Not ready: starting.")
@@ -279,7 +281,8 @@ def body(kind: ProblemType, detail: str, *, instance: str | None = None, request
         members["instance"] = clip(instance, _ITEM_LIMIT)
         members["request_id"] = request_id
     if errors is not None:
-        members["errors"] = [{k: clip(v, _ITEM_LIMIT) for k, v in item.items()} for item in errors]
+        members["errors"] = [{k: clip(v, _DETAIL_LIMIT if k == "detail" else _ITEM_LIMIT) for k, v in item.items()}
+                             for item in errors]
     try:
         return orjson.dumps(members)
     except TypeError:  # e.g. a lone surrogate echoed from the request: escape, never fail
