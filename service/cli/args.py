@@ -267,7 +267,7 @@ def refuse_with_file(path: str | None, given: bool, options: str) -> None:
     :raises InputError: ``path`` and ``given`` both.
     """
     if path is not None and given:
-        raise InputError(f"give {options}, or --file, not both")
+        raise InputError(f"--file gives the whole body, so it takes none of {options}")
 
 
 def with_options(body: dict[str, Any], decks: int | None, rules: str | None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,11 +17,29 @@ __all__ = ["emit_json", "evaluation_text", "exposure_text", "odds_text", "plain"
            "ranking_text", "settlement_text", "showdown_text", "table"]
 
 
+def width(text: str) -> int:
+    """The columns ``text`` takes on a terminal: two for a wide or full-width character
+    (Unicode's East Asian Width W or F, as 牛 and 五), one for any other.
+
+    >>> width("Single-Ox 7"), width("牛七"), width("炸彈 J")
+    (11, 4, 6)
+    """
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
 def table(rows: Sequence[Sequence[object]]) -> str:
-    """Rows as left-aligned columns two spaces apart (the first row is the header)."""
+    """Rows as left-aligned columns two spaces apart (the first row is the header), padded
+    by the columns each cell takes on a terminal (:func:`width`), so Chinese labels line up.
+
+    >>> print(table([["label", "score"], ["牛牛", 10], ["No Ox", 0]]))
+    label  score
+    牛牛   10
+    No Ox  0
+    """
     cells = [[str(c) for c in row] for row in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells)
+    widths = [max(width(row[i]) for row in cells) for i in range(len(cells[0]))]
+    return "\n".join("  ".join(c + " " * (w - width(c)) for c, w in zip(row, widths, strict=True)).rstrip()
+                     for row in cells)
 
 
 def plain(body: Any) -> Any:

@@ -71,7 +71,9 @@ class Cors:
         for pattern, options in self.resources:
             if try_match_pattern(normalized, pattern, caseSensitive=True):
                 found = get_cors_headers(options, EnvironHeaders(environ), environ.get("REQUEST_METHOD", ""))
-                headers.extend((name, str(value)) for name, value in found.items())
+                # flask-cors adds its own ``Vary: Origin`` when several origins are allowed:
+                # the one above stands (a header is sent once).
+                headers.extend((name, str(value)) for name, value in found.items() if name.lower() != "vary")
                 return
 
 

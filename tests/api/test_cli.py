@@ -286,7 +286,7 @@ def test_operator_profiles_come_from_profiles_file(capsys: pytest.CaptureFixture
     (["exposures"], "gnau: give at least one --seat [ID:]STAKE (or --file)"),
     (["exposures", "--seat", "p1:0", "--bet", "triple"],
      "gnau: /players/0/stake: must be an integer from 1 to 1000000000000; /players/0/bet: must be one of double, equal"),
-    (["settle", "--file", "round.json", "--bet", "equal"], "gnau: give --dealer, --player and --bet, or --file"),
+    (["settle", "--file", "round.json", "--bet", "equal"], "gnau: --file gives the whole body, so it takes none of --dealer, --player and --bet"),
     (["settle", "--dealer", "AS KH 10D 3C 6S", "--player", "9:2S 3S 4S 5S 7S", "--rules",
       '{"commission_bps": 10001}'], "gnau: /rules/commission_bps: must be an integer from 0 to 10000"),
     (["profiles", "vegas"], "gnau: unknown profile 'vegas'"),
@@ -419,7 +419,7 @@ def test_decks_and_rules_do_not_replace_a_file(capsys: pytest.CaptureFixture[str
     path.write_text('{"rules": {"ties": "push"}, "decks": 1}')
     status, out, err = gnau(capsys, *command, "--file", str(path), *option)
     assert (status, out) == (2, "")
-    assert err == 'gnau: give --decks and --rules (put "decks" and "rules" in the body), or --file, not both\n'
+    assert err == 'gnau: --file gives the whole body, so it takes none of --decks and --rules (put "decks" and "rules" in the body)\n'
 
 
 @pytest.mark.parametrize("stake", ["١٠٠", "1_0", " +7 ", "+7", "10.0", "٣", ""])

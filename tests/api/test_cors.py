@@ -144,6 +144,15 @@ def test_every_covered_answer_varies_on_origin_and_none_without_one() -> None:
         assert response.headers.get("Access-Control-Allow-Origin") == expected, headers
 
 
+def test_vary_is_sent_once_when_several_origins_are_allowed(cors_app: Flask) -> None:
+    client = cors_app.test_client()
+    for method, headers in (("OPTIONS", PREFLIGHT), ("POST", {"Origin": GAME})):
+        response = client.open("/v1/evaluations", method=method, headers=headers, json=HAND)
+        assert response.status_code == 200
+        assert response.headers.getlist("Vary") == (["Origin"] if method == "OPTIONS" else ["Accept-Language, Origin"])
+        assert response.headers["Access-Control-Allow-Origin"] == GAME
+
+
 def test_a_transfer_coding_other_than_chunked_is_a_415(app: Flask) -> None:
     response = app.test_client().post("/v1/evaluations", data=b'{"hand": ["AS", "KH", "QD", "JC", "10S"]}',
                                       headers={"Content-Type": "application/json",
