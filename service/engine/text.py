@@ -7,7 +7,7 @@ value are quoted, then ``…``.
 
 from __future__ import annotations
 
-__all__ = ["ECHO_LIMIT", "clip", "echo"]
+__all__ = ["ECHO_LIMIT", "clip", "echo", "echo_bare"]
 
 #: The most characters of a caller's value quoted in a message.
 ECHO_LIMIT = 40
@@ -32,3 +32,15 @@ def echo(value: object, limit: int = ECHO_LIMIT) -> str:
     if isinstance(value, str):
         return repr(value[:limit]) + ("…" if len(value) > limit else "")
     return clip(repr(value), limit)
+
+
+def echo_bare(text: str, limit: int = ECHO_LIMIT) -> str:
+    """A caller's text shown in a message without quotes (a request's path): at most
+    ``limit`` characters of it, then ``…``; a character that does not print (a control or
+    format character such as a bidirectional override) is written as its escape.
+
+    >>> echo_bare("/v2"), echo_bare("/v1/" + "z" * 50), echo_bare("/v1/\u202e/x")
+    ('/v2', '/v1/zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz…', '/v1/\\\\u202e/x')
+    """
+    shown = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text[:limit])
+    return shown + ("…" if len(text) > limit else "")

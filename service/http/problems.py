@@ -15,7 +15,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.http import HTTP_STATUS_CODES
 from werkzeug.wrappers import Response
 
-from service.engine.text import echo
+from service.engine.text import echo, echo_bare
 from service.errors import InvalidRequestError
 from service.http.observability import request_id
 from service.problems import (
@@ -112,10 +112,10 @@ def register_error_handlers(app: Flask) -> None:
         status = exc.code or 500
         base = exc.get_response()  # keeps headers such as Allow on a 405
         if status == 404:
-            detail = f"There is no resource at {request.path}."
+            detail = f"There is no resource at {echo_bare(request.path)}."
         elif status == 405:
             allowed = sorted_methods(base.headers.get("Allow", ""))
-            detail = f"{request.method} is not allowed on {request.path}; allowed: {allowed}."
+            detail = f"{echo_bare(request.method)} is not allowed on {echo_bare(request.path)}; allowed: {allowed}."
         elif status == 413:
             detail = BODY_OVER_LIMIT
         else:

@@ -303,3 +303,13 @@ def test_reads_take_no_query_and_double_slashes_are_not_redirected(client: Flask
     problem(client, "/v1//evaluations", {"hand": GOOD}, status=404)
     response = client.open("/v1/evaluations?x=1", method="PUT")
     assert response.status_code == 405
+
+
+def test_a_long_or_unprintable_path_is_shown_short_and_escaped_in_a_404_or_405(client: FlaskClient) -> None:
+    long = "/v1/" + "z" * 4000
+    missing = client.get(long).get_json()
+    assert missing["detail"] == "There is no resource at /v1/" + "z" * 36 + "…."
+    refused = client.put("/v1/profiles/" + "z" * 4000).get_json()
+    assert refused["detail"] == "PUT is not allowed on /v1/profiles/" + "z" * 27 + "…; allowed: GET, HEAD, OPTIONS."
+    bidi = client.get("/v1/\u202e/x").get_json()
+    assert bidi["detail"] == "There is no resource at /v1/\\u202e/x."
