@@ -42,5 +42,5 @@ def echo_bare(text: str, limit: int = ECHO_LIMIT) -> str:
     >>> echo_bare("/v2"), echo_bare("/v1/" + "z" * 50), echo_bare("/v1/\u202e/x")
     ('/v2', '/v1/zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz…', '/v1/\\\\u202e/x')
     """
-    shown = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text[:limit])
-    return shown + ("…" if len(text) > limit else "")
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+                   for ch in clip(text, limit))

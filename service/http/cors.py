@@ -49,7 +49,9 @@ class Cors:
     def __init__(self, app: Flask, origins: list[str]) -> None:
         options: dict[str, Any] = {
             "origins": origins, "methods": ["GET", "POST"], "allow_headers": ["Content-Type", "X-Request-ID"],
-            "expose_headers": ["X-Request-ID"], "supports_credentials": False, "max_age": 600, "vary_header": True,
+            "expose_headers": ["X-Request-ID"], "supports_credentials": False, "max_age": 600,
+            # ``Vary: Origin`` is added by :meth:`add` on every covered path, once:
+            "vary_header": False,
             "send_wildcard": origins == ["*"], "always_send": False,
         }
         self.origins = origins
@@ -71,9 +73,7 @@ class Cors:
         for pattern, options in self.resources:
             if try_match_pattern(normalized, pattern, caseSensitive=True):
                 found = get_cors_headers(options, EnvironHeaders(environ), environ.get("REQUEST_METHOD", ""))
-                # flask-cors adds its own ``Vary: Origin`` when several origins are allowed:
-                # the one above stands (a header is sent once).
-                headers.extend((name, str(value)) for name, value in found.items() if name.lower() != "vary")
+                headers.extend((name, str(value)) for name, value in found.items())
                 return
 
 
